@@ -1,0 +1,45 @@
+// Typed errors for everything that reads or writes graph files.
+//
+// Library code throws needle::Error; only main() turns it into a message and an exit code.
+// what() is one line a person can act on: "PATH:LINE: message", "PATH: byte N: message" or
+// "PATH: message", with strerror(errno) appended when a system call failed.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace needle {
+
+class Error : public std::runtime_error {
+ public:
+  static constexpr uint64_t kNoPosition = UINT64_MAX;
+
+  // A problem with the file as a whole (missing, empty, wrong magic...).
+  Error(std::string path, const std::string& message, int sys_errno = 0);
+
+  static Error AtLine(std::string path, uint64_t line, const std::string& message);
+  static Error AtByte(std::string path, uint64_t byte_offset, const std::string& message);
+
+  const std::string& path() const { return path_; }
+  uint64_t line() const { return line_; }          // 1-based; kNoPosition when not a text line
+  uint64_t byte_offset() const { return byte_; }   // kNoPosition when not a byte position
+  int sys_errno() const { return errno_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Error(std::string path, uint64_t line, uint64_t byte, const std::string& message, int sys_errno);
+  static std::string Format(const std::string& path, uint64_t line, uint64_t byte,
+                            const std::string& message, int sys_errno);
+
+  std::string path_;
+  uint64_t line_ = kNoPosition;
+  uint64_t byte_ = kNoPosition;
+  int errno_ = 0;
+  std::string message_;
+};
+
+// Throws Error(path, what, errno) with the current errno.
+[[noreturn]] void ThrowSystemError(const std::string& path, const std::string& what);
+
+}  // namespace needle

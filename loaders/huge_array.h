@@ -1,0 +1,113 @@
+// HugeArray<T>: a move-only array of trivially copyable T backed by anonymous mmap.
+//
+// It does not initialise its elements (first touch happens where the data is written, so
+// parallel writers place pages near themselves), it can reserve far more address space than
+// it uses (MAP_NORESERVE; untouched pages cost nothing) and it grows in place or by mremap
+// without copying. Used for edge buffers and CSR arrays, which are too big for std::vector's
+// zero-initialisation and doubling copies.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace needle {
+
+template <class T>
+class HugeArray {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  HugeArray() = default;
+  explicit HugeArray(size_t size) { Resize(size); }
+  ~HugeArray() { Free(); }
+
+  HugeArray(HugeArray&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        capacity_(std::exchange(other.capacity_, 0)) {}
+  HugeArray& operator=(HugeArray&& other) noexcept {
+    if (this != &other) {
+      Free();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      capacity_ = std::exchange(other.capacity_, 0);
+    }
+    return *this;
+  }
+  HugeArray(const HugeArray&) = delete;
+  HugeArray& operator=(const HugeArray&) = delete;
+
+  // Makes room for `capacity` elements without touching them. Keeps the contents.
+  void Reserve(size_t capacity) {
+    if (capacity <= capacity_) return;
+    size_t bytes = RoundToPage(capacity * sizeof(T));
+    void* p;
+    if (data_ == nullptr) {
+      p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+               -1, 0);
+    } else {
+      p = mremap(data_, RoundToPage(capacity_ * sizeof(T)), bytes, MREMAP_MAYMOVE);
+    }
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    data_ = static_cast<T*>(p);
+    capacity_ = bytes / sizeof(T);
+  }
+
+  // Sets the size; new elements are uninitialised (zero if their pages were never touched).
+  void Resize(size_t size) {
+    if (size > capacity_) Reserve(size);
+    size_ = size;
+  }
+
+  // Grows capacity geometrically so that `extra` more elements fit after size().
+  void EnsureRoom(size_t extra) {
+    if (size_ + extra > capacity_) Reserve(std::max(size_ + extra, capacity_ * 2));
+  }
+  void PushBackUnchecked(const T& value) { data_[size_++] = value; }
+  void Clear() { size_ = 0; }
+
+  // Gives unused pages back to the kernel (after a shrink).
+  void ReleaseUnused() {
+    size_t used = RoundToPage(size_ * sizeof(T));
+    size_t total = RoundToPage(capacity_ * sizeof(T));
+    if (total > used) madvise(reinterpret_cast<char*>(data_) + used, total - used, MADV_DONTNEED);
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  std::span<T> span() { return {data_, size_}; }
+  std::span<const T> span() const { return {data_, size_}; }
+
+ private:
+  static size_t RoundToPage(size_t bytes) {
+    constexpr size_t kPage = 4096;
+    return (std::max<size_t>(bytes, 1) + kPage - 1) / kPage * kPage;
+  }
+  void Free() {
+    if (data_ != nullptr) munmap(data_, RoundToPage(capacity_ * sizeof(T)));
+    data_ = nullptr;
+    size_ = capacity_ = 0;
+  }
+
+  T* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+}  // namespace needle

@@ -1,0 +1,83 @@
+// Hand-written number parsers for the text reader's inner loop (GVEL §4.1.6).
+//
+// They work on [p, end) without a terminating NUL, never read past `end`, and return the
+// position after the token or nullptr when the token is not a number of the expected kind.
+// The caller decides what may follow (blank, line end).
+#pragma once
+
+#include <cstdint>
+
+namespace needle::parse {
+
+inline bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+// A token ends at a blank, a line end or the end of the input.
+inline bool IsTokenEnd(const char* p, const char* end) {
+  return p == end || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+}
+
+// Unsigned decimal integer. Sets *overflow when it has more than 19 digits (the value is
+// then meaningless); callers compare the value against their own limit.
+inline const char* ParseUnsigned(const char* p, const char* end, uint64_t* value, bool* overflow) {
+  const char* start = p;
+  uint64_t v = 0;
+  while (p != end && IsDigit(*p)) {
+    v = v * 10 + static_cast<uint64_t>(*p - '0');
+    ++p;
+  }
+  if (p == start) return nullptr;
+  *overflow = (p - start) > 19;
+  *value = v;
+  return p;
+}
+
+// Decimal floating-point number: [+-]digits[.digits][(e|E)[+-]digits], or [+-].digits.
+inline const char* ParseReal(const char* p, const char* end, double* value) {
+  bool negative = false;
+  if (p != end && (*p == '+' || *p == '-')) negative = (*p++ == '-');
+  uint64_t mantissa = 0;
+  int digits = 0;
+  int exponent = 0;
+  bool any = false;
+  for (; p != end && IsDigit(*p); ++p, any = true) {
+    if (digits < 19) {
+      mantissa = mantissa * 10 + static_cast<uint64_t>(*p - '0');
+      if (mantissa != 0) ++digits;
+    } else {
+      ++exponent;  // digits beyond double precision only scale the value
+    }
+  }
+  if (p != end && *p == '.') {
+    ++p;
+    for (; p != end && IsDigit(*p); ++p, any = true) {
+      if (digits < 19) {
+        mantissa = mantissa * 10 + static_cast<uint64_t>(*p - '0');
+        if (mantissa != 0) ++digits;
+        --exponent;
+      }
+    }
+  }
+  if (!any) return nullptr;
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    bool exp_negative = false;
+    if (p != end && (*p == '+' || *p == '-')) exp_negative = (*p++ == '-');
+    if (p == end || !IsDigit(*p)) return nullptr;
+    int e = 0;
+    for (; p != end && IsDigit(*p); ++p) {
+      if (e < 100000) e = e * 10 + (*p - '0');
+    }
+    exponent += exp_negative ? -e : e;
+  }
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  double v = static_cast<double>(mantissa);
+  while (exponent > 22) { v *= 1e22; exponent -= 22; }
+  while (exponent < -22) { v /= 1e22; exponent += 22; }
+  v = exponent >= 0 ? v * kPow10[exponent] : v / kPow10[-exponent];
+  *value = negative ? -v : v;
+  return p;
+}
+
+}  // namespace needle::parse

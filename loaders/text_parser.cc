@@ -1,0 +1,282 @@
+#include "loaders/text_parser.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "loaders/error.h"
+#include "loaders/number_parse.h"
+
+namespace needle {
+namespace {
+
+using parse::IsBlank;
+using parse::IsTokenEnd;
+
+struct LineRules {
+  char comment_a;
+  char comment_b;
+  uint64_t id_base;
+  uint64_t max_raw_id;  // largest id as written in the file
+  bool declared;        // max_raw_id comes from the header
+  bool skip_extra_columns;
+};
+
+struct BlockResult {
+  uint32_t buffer = 0;
+  uint64_t begin = 0;
+  uint64_t count = 0;
+  uint64_t lines = 0;
+  uint64_t entries = 0;
+  uint64_t max_id = 0;
+  bool any_edge = false;
+  bool failed = false;
+  std::string error;  // only set when failed; lines then counts the lines before the bad one
+};
+
+std::string Quote(const char* p, const char* end) {
+  const char* stop = p;
+  while (stop < end && stop - p < 24 && *stop != '\n' && *stop != '\r') ++stop;
+  if (p == stop) return "the end of the line";
+  return "'" + std::string(p, stop) + "'";
+}
+
+// Parses one vertex id token; returns nullptr after filling `error`.
+inline const char* ParseId(const char* p, const char* end, const LineRules& rules,
+                           const char* what, uint64_t* id, std::string* error) {
+  bool overflow = false;
+  const char* q = parse::ParseUnsigned(p, end, id, &overflow);
+  if (q == nullptr || !IsTokenEnd(q, end)) {
+    *error = std::string("expected ") + what + " (a non-negative integer), found " + Quote(p, end);
+    return nullptr;
+  }
+  if (overflow || *id > rules.max_raw_id) {
+    *error = std::string(what) + " " + std::string(p, q) +
+             (rules.declared ? " is beyond the vertex count in the header"
+                             : " is beyond the largest supported id 4294967294");
+    return nullptr;
+  }
+  if (*id < rules.id_base) {
+    *error = std::string(what) + " 0 in a 1-based file (ids start at 1)";
+    return nullptr;
+  }
+  return q;
+}
+
+inline const char* SkipBlanks(const char* p, const char* end) {
+  while (p < end && IsBlank(*p)) ++p;
+  return p;
+}
+
+inline bool AtLineEnd(const char* p, const char* end) {
+  return p == end || *p == '\n' || *p == '\r';
+}
+
+template <LineSyntax kSyntax, bool kWeighted, bool kSymmetric>
+void ParseBlock(const char* p, const char* end, const LineRules& rules, Edge* edges,
+                Weight* weights, BlockResult& r) {
+  uint64_t n = 0;
+  uint64_t lines = 0;
+  uint64_t entries = 0;
+  uint64_t max_id = 0;
+  std::string error;
+  while (p < end) {
+    p = SkipBlanks(p, end);
+    if (p == end) break;
+    char c = *p;
+    if (c == '\n' || c == '\r') {  // blank line
+      if (c == '\r' && ++p < end && *p != '\n') {
+        error = "expected a line end after '\\r'";
+        break;
+      }
+      ++p;
+      ++lines;
+      continue;
+    }
+    if (c == rules.comment_a || c == rules.comment_b) {
+      const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+      p = nl ? static_cast<const char*>(nl) + 1 : end;
+      ++lines;
+      continue;
+    }
+    if constexpr (kSyntax == LineSyntax::kDimacsArcs) {
+      if (c != 'a' || p + 1 >= end || !IsBlank(p[1])) {
+        error = "expected an arc line 'a u v w', found " + Quote(p, end);
+        break;
+      }
+      p = SkipBlanks(p + 1, end);
+    }
+    uint64_t u = 0;
+    uint64_t v = 0;
+    const char* q = ParseId(p, end, rules, "source vertex id", &u, &error);
+    if (q == nullptr) break;
+    p = SkipBlanks(q, end);
+    if (AtLineEnd(p, end)) {
+      error = "missing column: expected a target vertex id after the source";
+      break;
+    }
+    q = ParseId(p, end, rules, "target vertex id", &v, &error);
+    if (q == nullptr) break;
+    p = q;
+    Weight w = 1;
+    if constexpr (kWeighted) {
+      p = SkipBlanks(p, end);
+      if (AtLineEnd(p, end)) {
+        error = "missing column: expected an edge weight after the target";
+        break;
+      }
+      double value = 0;
+      q = parse::ParseReal(p, end, &value);
+      if (q == nullptr || !IsTokenEnd(q, end)) {
+        error = "expected an edge weight (a number), found " + Quote(p, end);
+        break;
+      }
+      w = static_cast<Weight>(value);
+      p = q;
+    }
+    p = SkipBlanks(p, end);
+    if (p < end && *p == '\r') ++p;
+    if (p < end) {
+      if (*p == '\n') {
+        ++p;
+      } else if (rules.skip_extra_columns) {
+        const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+        p = nl ? static_cast<const char*>(nl) + 1 : end;
+      } else {
+        error = "expected the end of the line, found " + Quote(p, end);
+        break;
+      }
+    }
+    ++lines;
+    ++entries;
+    auto su = static_cast<VertexId>(u - rules.id_base);
+    auto sv = static_cast<VertexId>(v - rules.id_base);
+    edges[n] = Edge{su, sv};
+    if constexpr (kWeighted) weights[n] = w;
+    ++n;
+    if constexpr (kSymmetric) {
+      if (su != sv) {
+        edges[n] = Edge{sv, su};
+        if constexpr (kWeighted) weights[n] = w;
+        ++n;
+      }
+    }
+    max_id = std::max<uint64_t>(max_id, std::max(su, sv));
+  }
+  r.count = n;
+  r.lines = lines;
+  r.entries = entries;
+  r.max_id = max_id;
+  r.any_edge = n > 0;
+  if (!error.empty()) {
+    r.failed = true;
+    r.error = std::move(error);
+  }
+}
+
+using BlockParser = void (*)(const char*, const char*, const LineRules&, Edge*, Weight*,
+                             BlockResult&);
+
+template <LineSyntax kSyntax>
+BlockParser SelectParser(bool weighted, bool symmetric) {
+  if (weighted) {
+    return symmetric ? ParseBlock<kSyntax, true, true> : ParseBlock<kSyntax, true, false>;
+  }
+  return symmetric ? ParseBlock<kSyntax, false, true> : ParseBlock<kSyntax, false, false>;
+}
+
+// First line start at or after `p` (p itself when it follows a '\n' or is the start).
+const char* SnapToLineStart(const char* data, const char* p, const char* end) {
+  if (p <= data) return data;
+  if (p >= end) return end;
+  const void* nl = std::memchr(p - 1, '\n', static_cast<size_t>(end - (p - 1)));
+  return nl ? static_cast<const char*>(nl) + 1 : end;
+}
+
+}  // namespace
+
+TextParser::TextParser(std::string path, TextLayout layout, int threads, size_t block_bytes)
+    : path_(std::move(path)),
+      layout_(std::move(layout)),
+      threads_(threads > 0 ? threads : omp_get_max_threads()),
+      block_bytes_(std::max<size_t>(block_bytes, 64)),
+      lines_(layout_.data_first_line - 1) {}
+
+void TextParser::Parse(const char* data, size_t size, EdgeList& out) {
+  out.weighted = layout_.weighted;
+  if (out.buffers.size() < static_cast<size_t>(threads_)) out.buffers.resize(threads_);
+  const char* end = data + size;
+  const size_t num_blocks = (size + block_bytes_ - 1) / block_bytes_;
+  std::vector<BlockResult> results(num_blocks);
+  LineRules rules{};
+  rules.comment_a = layout_.comment_a;
+  rules.comment_b = layout_.comment_b;
+  rules.id_base = layout_.id_base;
+  rules.declared = layout_.has_declared_counts;
+  rules.max_raw_id = layout_.has_declared_counts
+                         ? layout_.declared_vertices + layout_.id_base - 1
+                         : kMaxVertexId + layout_.id_base;
+  if (layout_.has_declared_counts && layout_.declared_vertices == 0) rules.max_raw_id = 0;
+  rules.skip_extra_columns = layout_.skip_extra_columns;
+  BlockParser parser = layout_.syntax == LineSyntax::kDimacsArcs
+                           ? SelectParser<LineSyntax::kDimacsArcs>(layout_.weighted, layout_.symmetric)
+                           : SelectParser<LineSyntax::kPairs>(layout_.weighted, layout_.symmetric);
+  const uint64_t expansion = layout_.symmetric ? 2 : 1;
+
+#pragma omp parallel num_threads(threads_)
+  {
+    const auto tid = static_cast<uint32_t>(omp_get_thread_num());
+    EdgeBuffer& buffer = out.buffers[tid];
+#pragma omp for schedule(dynamic, 1)
+    for (size_t b = 0; b < num_blocks; ++b) {
+      const char* begin = SnapToLineStart(data, data + b * block_bytes_, end);
+      const char* stop = SnapToLineStart(data, data + (b + 1) * block_bytes_, end);
+      BlockResult& r = results[b];
+      if (begin >= stop) continue;
+      // A data line takes at least 4 bytes ("0 0\n"), the file's last line at least 3.
+      const uint64_t room = (static_cast<uint64_t>(stop - begin) / 4 + 1) * expansion;
+      buffer.edges.EnsureRoom(room);
+      if (layout_.weighted) buffer.weights.EnsureRoom(room);
+      r.buffer = tid;
+      r.begin = buffer.edges.size();
+      parser(begin, stop, rules, buffer.edges.data() + r.begin,
+             layout_.weighted ? buffer.weights.data() + r.begin : nullptr, r);
+      buffer.edges.Resize(r.begin + r.count);
+      if (layout_.weighted) buffer.weights.Resize(r.begin + r.count);
+    }
+  }
+
+  uint64_t lines_before = lines_;
+  for (const BlockResult& r : results) {
+    if (r.failed) throw Error::AtLine(path_, lines_before + r.lines + 1, r.error);
+    lines_before += r.lines;
+  }
+  for (const BlockResult& r : results) {
+    if (r.count > 0) out.segments.push_back(EdgeSegment{r.buffer, r.begin, r.count});
+    entries_ += r.entries;
+    if (r.any_edge) {
+      max_id_ = std::max(max_id_, r.max_id);
+      any_edge_ = true;
+    }
+  }
+  lines_ = lines_before;
+}
+
+uint64_t TextParser::Finish() const {
+  if (layout_.has_declared_counts) {
+    if (entries_ != layout_.declared_entries) {
+      const char* what = layout_.format == GraphFormat::kMatrixMarket ? "the size line" : "the 'p' line";
+      throw Error::AtLine(path_, layout_.header_line,
+                          std::string(what) + " declares " + std::to_string(layout_.declared_entries) +
+                              " entries but the file has " + std::to_string(entries_));
+    }
+    return layout_.declared_vertices;
+  }
+  return any_edge_ ? max_id_ + 1 : 0;
+}
+
+}  // namespace needle
