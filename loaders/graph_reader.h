@@ -13,11 +13,13 @@
 //
 // Threads: ReadEdgesAsync runs on one reader thread, started on first use and stopped by
 // Close() (or the destructor); callbacks run on it, in order. No thread is left afterwards.
+// Blocking and async reads may be mixed; they are serialised.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -104,9 +106,11 @@ class GraphReader {
   void ReadEdgesAsync(uint64_t first, uint64_t last, std::function<void(BlockLease)> on_block);
 
   // Waits until every queued async read has been delivered; rethrows the first error one met
-  // (an error ends that read and drops the reads queued after it).
+  // (an error ends that read and drops the reads queued after it). Deliveries wait for leases
+  // to come back, so the caller must release them (from any thread) for Wait() to return.
   void Wait();
-  // Waits, then stops the reader thread. Idempotent; the destructor calls it.
+  // Cancels the async reads not yet delivered, stops the reader thread and joins it.
+  // Idempotent; the destructor calls it. Leases still out stay valid until released.
   void Close();
 
  protected:
@@ -116,6 +120,8 @@ class GraphReader {
 
  private:
   struct Async;
+  void RunAsync();
+  std::mutex fill_mutex_;  // Fill() keeps per-reader state (stream position, caches)
   std::string path_;
   GraphFormat format_;
   bool weighted_;

@@ -1,0 +1,76 @@
+// needle: the command line. Dispatches to a subcommand; the only place that prints errors
+// and chooses exit codes (0 ok, 1 bad input or I/O failure, 2 usage error).
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "apps/cli/cli_common.h"
+#include "apps/cli/commands.h"
+#include "loaders/error.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const std::vector<std::string>&);
+};
+
+constexpr Command kCommands[] = {
+    {"generate", "generate a synthetic graph (R-MAT, Graph500 parameters)",
+     needle::cli::RunGenerate},
+    {"convert", "convert a graph to needle's binary .csr (or to a text edge list)",
+     needle::cli::RunConvert},
+    {"info", "print a graph's vertices, edges, self-loops, duplicates, degrees and format",
+     needle::cli::RunInfo},
+};
+
+void PrintUsage(std::FILE* out) {
+  std::fprintf(out,
+               "needle: out-of-core graph processing\n\n"
+               "usage: needle <command> [options]   (needle <command> --help for details)\n\n"
+               "commands:\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    PrintUsage(stdout);
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (name != c.name) continue;
+    std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+      return c.run(args);
+    } catch (const needle::cli::UsageError& e) {
+      std::fprintf(stderr, "needle %s: %s (see 'needle %s --help')\n", c.name, e.what(), c.name);
+      return 2;
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "needle %s: %s\n", c.name, e.what());
+      return 2;
+    } catch (const needle::Error& e) {
+      std::fprintf(stderr, "needle: %s\n", e.what());
+      return 1;
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "needle %s: out of memory\n", c.name);
+      return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "needle %s: %s\n", c.name, e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "needle: unknown command '%s'\n\n", name.c_str());
+  PrintUsage(stderr);
+  return 2;
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite (every test at 1 and 2
+# threads). With NEEDLE_SANITIZE=address (ASan+UBSan) or thread (TSan), builds into
+# build-<sanitizer> with that instrumentation and runs the suite there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+sanitize=${NEEDLE_SANITIZE:-}
+dir=build${sanitize:+-$sanitize}
+bash scripts/build.sh "$dir" -DNEEDLE_SANITIZE="$sanitize"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cd "$dir"
+ctest --output-on-failure -j "$(nproc)"
