@@ -28,9 +28,9 @@ class EdgeRanges {
   size_t parts() const { return parts_; }
   uint64_t total() const { return total_; }
 
-  // Calls f(edge, weight) for each edge of part `p`, in input order.
+  // Calls f(edges, weights or nullptr, count) for each run of part `p`, in input order.
   template <class F>
-  void ForEach(size_t p, F&& f) const {
+  void ForEachSpan(size_t p, F&& f) const {
     uint64_t begin = total_ * p / parts_;
     uint64_t end = total_ * (p + 1) / parts_;
     if (begin >= end) return;
@@ -39,13 +39,10 @@ class EdgeRanges {
       const EdgeSegment& seg = list_.segments[s];
       uint64_t first = at - starts_[s];
       uint64_t last = std::min<uint64_t>(seg.count, end - starts_[s]);
-      const Edge* e = list_.buffers[seg.buffer].edges.data() + seg.begin;
-      if (list_.weighted) {
-        const Weight* w = list_.buffers[seg.buffer].weights.data() + seg.begin;
-        for (uint64_t i = first; i < last; ++i) f(e[i], w[i]);
-      } else {
-        for (uint64_t i = first; i < last; ++i) f(e[i], Weight{1});
-      }
+      const Edge* e = list_.buffers[seg.buffer].edges.data() + seg.begin + first;
+      const Weight* w =
+          list_.weighted ? list_.buffers[seg.buffer].weights.data() + seg.begin + first : nullptr;
+      f(e, w, last - first);
       at = starts_[s] + last;
     }
   }
@@ -84,77 +81,111 @@ uint64_t ExclusiveScan(EdgeIndex* a, size_t n, int threads) {
   return sums[static_cast<size_t>(team)];
 }
 
-template <class Count>
-void Build(const EdgeList& list, const CsrOptions& options, int threads, Csr& csr,
-           CsrReport& report) {
+// The hot loops, specialised so that each is a plain loop over raw arrays.
+template <bool kTranspose, bool kSymmetrize, bool kDropLoops>
+struct Expander {
+  // Calls emit(u, v, i) for every CSR entry edge i produces, in a fixed order.
+  template <class Emit>
+  static void Run(const Edge& e, uint64_t i, Emit&& emit) {
+    const VertexId u = kTranspose ? e.target : e.source;
+    const VertexId v = kTranspose ? e.source : e.target;
+    if (u == v) {
+      if (!kDropLoops) emit(u, v, i);
+      return;
+    }
+    emit(u, v, i);
+    if (kSymmetrize) emit(v, u, i);
+  }
+};
+
+template <class Count, class X>
+void Build(const EdgeList& list, int threads, Csr& csr, CsrReport& report) {
   const uint64_t n = list.num_vertices;
   const EdgeRanges ranges(list, static_cast<size_t>(threads));
   const size_t parts = ranges.parts();
-  const bool drop_loops = options.self_loops == SelfLoopPolicy::kDrop;
-  const bool transpose = options.transpose;
-  const bool symmetrize = options.symmetrize;
 
-  // Calls emit(u, v, w) for every CSR entry that edge e produces, in a fixed order.
-  auto expand = [&](const Edge& e, Weight w, auto&& emit) {
-    VertexId u = transpose ? e.target : e.source;
-    VertexId v = transpose ? e.source : e.target;
-    if (u == v) {
-      if (!drop_loops) emit(u, v, w);
-      return;
-    }
-    emit(u, v, w);
-    if (symmetrize) emit(v, u, w);
-  };
-
+  // Pass 1: per-part degree counts.
   std::vector<HugeArray<Count>> counts(parts);
   std::vector<uint64_t> loops(parts, 0);
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
   for (size_t p = 0; p < parts; ++p) {
-    HugeArray<Count>& c = counts[p];
-    c.Resize(n);
-    std::memset(c.data(), 0, n * sizeof(Count));
+    counts[p].Resize(n);
+    Count* c = counts[p].data();
+    std::memset(c, 0, n * sizeof(Count));
     uint64_t self = 0;
-    ranges.ForEach(p, [&](const Edge& e, Weight w) {
-      self += e.source == e.target;
-      expand(e, w, [&](VertexId u, VertexId, Weight) { ++c[u]; });
+    ranges.ForEachSpan(p, [&](const Edge* e, const Weight*, uint64_t count) {
+      for (uint64_t i = 0; i < count; ++i) {
+        self += e[i].source == e[i].target;
+        X::Run(e[i], i, [c](VertexId u, VertexId, uint64_t) { ++c[u]; });
+      }
     });
     loops[p] = self;
   }
   for (uint64_t l : loops) report.self_loops += l;
 
-  // Per-part cursors relative to the vertex's first slot, and the vertex degrees.
+  // Degrees → offsets; per-part counts → each part's first slot for every vertex.
   csr.offsets.Resize(n + 1);
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (uint64_t v = 0; v < n; ++v) {
-    uint64_t running = 0;
-    for (size_t p = 0; p < parts; ++p) {
-      Count d = counts[p][v];
-      counts[p][v] = static_cast<Count>(running);
-      running += d;
-    }
-    csr.offsets[v] = running;
+    uint64_t degree = 0;
+    for (size_t p = 0; p < parts; ++p) degree += counts[p][v];
+    csr.offsets[v] = degree;
   }
   csr.offsets[n] = 0;
   const uint64_t m = ExclusiveScan(csr.offsets.data(), n + 1, threads);
+  std::vector<HugeArray<EdgeIndex>> cursors(parts);
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (size_t p = 0; p < parts; ++p) cursors[p].Resize(n);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (uint64_t v = 0; v < n; ++v) {
+    uint64_t at = csr.offsets[v];
+    for (size_t p = 0; p < parts; ++p) {
+      cursors[p][v] = at;
+      at += counts[p][v];
+    }
+  }
+  counts.clear();
 
+  // Pass 2: every part writes its edges at its own cursors, in input order.
   csr.targets.Resize(m);
   if (csr.weighted) csr.weights.Resize(m);
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
   for (size_t p = 0; p < parts; ++p) {
-    HugeArray<Count>& c = counts[p];
+    EdgeIndex* cur = cursors[p].data();
     VertexId* targets = csr.targets.data();
     Weight* weights = csr.weights.data();
-    const EdgeIndex* offsets = csr.offsets.data();
-    const bool weighted = csr.weighted;
-    ranges.ForEach(p, [&](const Edge& e, Weight w) {
-      expand(e, w, [&](VertexId u, VertexId v, Weight wt) {
-        EdgeIndex pos = offsets[u] + c[u]++;
-        targets[pos] = v;
-        if (weighted) weights[pos] = wt;
-      });
+    ranges.ForEachSpan(p, [&](const Edge* e, const Weight* w, uint64_t count) {
+      if (w != nullptr) {
+        for (uint64_t i = 0; i < count; ++i) {
+          X::Run(e[i], i, [&](VertexId u, VertexId v, uint64_t k) {
+            const EdgeIndex pos = cur[u]++;
+            targets[pos] = v;
+            weights[pos] = w[k];
+          });
+        }
+      } else {
+        for (uint64_t i = 0; i < count; ++i) {
+          X::Run(e[i], i, [&](VertexId u, VertexId v, uint64_t) { targets[cur[u]++] = v; });
+        }
+      }
     });
   }
-  if (drop_loops) report.dropped_self_loops = report.self_loops;
+}
+
+template <class Count>
+void BuildWith(const EdgeList& list, const CsrOptions& o, int threads, Csr& csr, CsrReport& r) {
+  const bool drop = o.self_loops == SelfLoopPolicy::kDrop;
+  const int key = (o.transpose ? 4 : 0) | (o.symmetrize ? 2 : 0) | (drop ? 1 : 0);
+  switch (key) {
+    case 0: return Build<Count, Expander<false, false, false>>(list, threads, csr, r);
+    case 1: return Build<Count, Expander<false, false, true>>(list, threads, csr, r);
+    case 2: return Build<Count, Expander<false, true, false>>(list, threads, csr, r);
+    case 3: return Build<Count, Expander<false, true, true>>(list, threads, csr, r);
+    case 4: return Build<Count, Expander<true, false, false>>(list, threads, csr, r);
+    case 5: return Build<Count, Expander<true, false, true>>(list, threads, csr, r);
+    case 6: return Build<Count, Expander<true, true, false>>(list, threads, csr, r);
+    default: return Build<Count, Expander<true, true, true>>(list, threads, csr, r);
+  }
 }
 
 // Calls f(u, i, is_duplicate) for every entry i of every out-list, with per-thread marks.
@@ -213,10 +244,11 @@ Csr BuildCsr(const EdgeList& edges, const CsrOptions& options, CsrReport* report
   // Per-part counters are 32-bit unless a part could hold 2^32 entries.
   const uint64_t per_part = report.input_edges * (options.symmetrize ? 2 : 1) / threads + 1;
   if (per_part < (uint64_t{1} << 32)) {
-    Build<uint32_t>(edges, options, threads, csr, report);
+    BuildWith<uint32_t>(edges, options, threads, csr, report);
   } else {
-    Build<uint64_t>(edges, options, threads, csr, report);
+    BuildWith<uint64_t>(edges, options, threads, csr, report);
   }
+  if (options.self_loops == SelfLoopPolicy::kDrop) report.dropped_self_loops = report.self_loops;
   if (options.duplicates == DuplicatePolicy::kDrop) {
     csr = DropDuplicates(std::move(csr), threads, &report.dropped_duplicates);
     report.duplicates = report.dropped_duplicates;

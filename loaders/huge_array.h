@@ -56,6 +56,9 @@ class HugeArray {
       p = mremap(data_, RoundToPage(capacity_ * sizeof(T)), bytes, MREMAP_MAYMOVE);
     }
     if (p == MAP_FAILED) throw std::bad_alloc();
+    // Transparent huge pages: these arrays are read and written at random (CSR scatter,
+    // degree counts); 2 MiB pages cut the TLB misses and page faults by 512x.
+    if (bytes >= kHugePageBytes) madvise(p, bytes, MADV_HUGEPAGE);
     data_ = static_cast<T*>(p);
     capacity_ = bytes / sizeof(T);
   }
@@ -95,6 +98,7 @@ class HugeArray {
   std::span<const T> span() const { return {data_, size_}; }
 
  private:
+  static constexpr size_t kHugePageBytes = size_t{2} << 20;
   static size_t RoundToPage(size_t bytes) {
     constexpr size_t kPage = 4096;
     return (std::max<size_t>(bytes, 1) + kPage - 1) / kPage * kPage;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace needle::parse {
 
@@ -29,6 +30,32 @@ inline const char* ParseUnsigned(const char* p, const char* end, uint64_t* value
   *overflow = (p - start) > 19;
   *value = v;
   return p;
+}
+
+// ParseUnsigned for the hot path: when 8 bytes can be loaded it finds the digit run and
+// converts up to 8 digits at once with SWAR arithmetic (no per-digit branches); longer runs
+// and the last bytes of the input go through the plain loop.
+inline const char* ParseUnsignedFast(const char* p, const char* end, uint64_t* value,
+                                     bool* overflow) {
+  if (end - p >= 8) {
+    uint64_t chunk;
+    std::memcpy(&chunk, p, 8);  // little-endian: p[0] is the lowest byte
+    const uint64_t t = chunk ^ 0x3030303030303030ULL;  // digits become 0..9
+    // A byte is a non-digit when t >= 10: adding 0x76 sets its high bit (or it was set).
+    const uint64_t non_digit = ((t + 0x7676767676767676ULL) | t) & 0x8080808080808080ULL;
+    if (non_digit != 0) {
+      const int len = __builtin_ctzll(non_digit) / 8;  // leading digits, 0..7
+      if (len == 0) return nullptr;
+      uint64_t v = t << (8 * (8 - len));  // digits to the top, leading zeros below
+      v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFULL;
+      v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFULL;
+      v = (v * 10000 + (v >> 32)) & 0x00000000FFFFFFFFULL;
+      *value = v;
+      *overflow = false;
+      return p + len;
+    }
+  }
+  return ParseUnsigned(p, end, value, overflow);
 }
 
 // Decimal floating-point number: [+-]digits[.digits][(e|E)[+-]digits], or [+-].digits.

@@ -45,23 +45,29 @@ std::string Quote(const char* p, const char* end) {
   return "'" + std::string(p, stop) + "'";
 }
 
-// Parses one vertex id token; returns nullptr after filling `error`.
-inline const char* ParseId(const char* p, const char* end, const LineRules& rules,
-                           const char* what, uint64_t* id, std::string* error) {
-  bool overflow = false;
-  const char* q = parse::ParseUnsigned(p, end, id, &overflow);
+[[gnu::cold, gnu::noinline]] std::string IdError(const char* p, const char* q, const char* end,
+                                                 const LineRules& rules, const char* what,
+                                                 uint64_t id, bool overflow) {
   if (q == nullptr || !IsTokenEnd(q, end)) {
-    *error = std::string("expected ") + what + " (a non-negative integer), found " + Quote(p, end);
-    return nullptr;
+    return std::string("expected ") + what + " (a non-negative integer), found " + Quote(p, end);
   }
-  if (overflow || *id > rules.max_raw_id) {
-    *error = std::string(what) + " " + std::string(p, q) +
-             (rules.declared ? " is beyond the vertex count in the header"
-                             : " is beyond the largest supported id 4294967294");
-    return nullptr;
+  if (overflow || id > rules.max_raw_id) {
+    return std::string(what) + " " + std::string(p, q) +
+           (rules.declared ? " is beyond the vertex count in the header"
+                           : " is beyond the largest supported id 4294967294");
   }
-  if (*id < rules.id_base) {
-    *error = std::string(what) + " 0 in a 1-based file (ids start at 1)";
+  return std::string(what) + " 0 in a 1-based file (ids start at 1)";
+}
+
+// Parses one vertex id token; returns nullptr after filling `error`.
+[[gnu::always_inline]] inline const char* ParseId(const char* p, const char* end,
+                                                  const LineRules& rules, const char* what,
+                                                  uint64_t* id, std::string* error) {
+  bool overflow = false;
+  const char* q = parse::ParseUnsignedFast(p, end, id, &overflow);
+  if (q == nullptr || !IsTokenEnd(q, end) || overflow || *id > rules.max_raw_id ||
+      *id < rules.id_base) [[unlikely]] {
+    *error = IdError(p, q, end, rules, what, *id, overflow);
     return nullptr;
   }
   return q;
