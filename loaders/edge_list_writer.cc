@@ -1,1 +1,207 @@
-// placeholder, being written
+// WriteEdgeListText and WriteCsrAsEdgeListText (see edge_list_writer.h).
+//
+// The edges go out in batches of kBatchEdges so that the formatted text held at once stays
+// bounded (about kBatchEdges · kMaxLineBytes of reserved, mostly untouched, address space).
+// Each batch is cut into one contiguous range per thread; every range is formatted into its
+// own buffer, the buffers' lengths give each one its file offset, and all are written with
+// pwrite at those offsets. The bytes of the file therefore do not depend on the thread count.
+//
+// Weights are printed so that the reader gets the same float back: integral values as plain
+// integers (the common case, and the cheapest to parse), others as std::to_chars' shortest
+// round-trip form. NaN and infinities have no form the text reader accepts, so they are
+// refused rather than written into a file that cannot be read back.
+#include "loaders/edge_list_writer.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "loaders/error.h"
+#include "loaders/huge_array.h"
+#include "loaders/temp_file.h"
+#include "loaders/unique_fd.h"
+
+namespace needle {
+namespace {
+
+constexpr uint64_t kBatchEdges = uint64_t{8} << 20;
+// Two 10-digit ids, a weight (at most 17 characters: "-9007199254740991" or
+// "-1.1754944e-38"), two tabs and a newline, rounded up.
+constexpr size_t kMaxLineBytes = 48;
+constexpr uint64_t kNoEdge = UINT64_MAX;
+
+// Runs body(i) for i in [0, count), one i per thread at a time; rethrows the first exception.
+template <class F>
+void ParallelFor(uint64_t count, int threads, F&& body) {
+  std::exception_ptr error;
+  std::mutex mutex;
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (uint64_t i = 0; i < count; ++i) {
+    try {
+      body(i);
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+inline char* FormatWeight(char* p, Weight w) {
+  // 2^53: every float of smaller magnitude that is integral fits an int64 exactly, and
+  // printing it whole is exact. -0 keeps its sign through to_chars.
+  constexpr Weight kIntegralLimit = 9007199254740992.0f;
+  if (std::fabs(w) < kIntegralLimit && std::trunc(w) == w && !(w == 0 && std::signbit(w))) {
+    return std::to_chars(p, p + kMaxLineBytes, static_cast<int64_t>(w)).ptr;
+  }
+  return std::to_chars(p, p + kMaxLineBytes, w).ptr;
+}
+
+// Formats one thread's range of a batch. Returns the end of the text; sets *bad_edge to the
+// index of the first edge whose weight is not finite (the text is then incomplete).
+template <class ForRange>
+char* FormatRange(const ForRange& for_range, bool weighted, uint64_t begin, uint64_t end, char* out,
+                  uint64_t* bad_edge) {
+  char* p = out;
+  uint64_t index = begin;
+  *bad_edge = kNoEdge;
+  for_range(begin, end, [&](VertexId u, VertexId v, Weight w) {
+    p = std::to_chars(p, p + 10, u).ptr;
+    *p++ = '\t';
+    p = std::to_chars(p, p + 10, v).ptr;
+    if (weighted) {
+      if (!std::isfinite(w) && *bad_edge == kNoEdge) *bad_edge = index;
+      *p++ = '\t';
+      p = FormatWeight(p, w);
+    }
+    *p++ = '\n';
+    ++index;
+  });
+  return p;
+}
+
+std::string CommentLines(const std::string& comment) {
+  std::string text;
+  if (comment.empty()) return text;
+  size_t start = 0;
+  while (true) {
+    size_t nl = comment.find('\n', start);
+    text += "# ";
+    text.append(comment, start, nl == std::string::npos ? std::string::npos : nl - start);
+    text += '\n';
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return text;
+}
+
+// Writes `total` edges, which for_range(begin, end, f) produces in order as f(u, v, w).
+template <class ForRange>
+void WriteText(const std::string& path, const std::string& comment, int threads, uint64_t total,
+               bool weighted, const ForRange& for_range) {
+  threads = threads > 0 ? threads : omp_get_max_threads();
+  const uint64_t parts = static_cast<uint64_t>(threads);
+  TempFile file(path);
+  uint64_t offset = 0;
+  const std::string header = CommentLines(comment);
+  WriteFully(file.fd(), path, header.data(), header.size(), offset);
+  offset += header.size();
+
+  std::vector<HugeArray<char>> text(parts);
+  std::vector<uint64_t> lengths(parts);
+  std::vector<uint64_t> bad_edges(parts);
+  for (uint64_t batch = 0; batch < total; batch += kBatchEdges) {
+    const uint64_t batch_end = std::min(total, batch + kBatchEdges);
+    const uint64_t batch_size = batch_end - batch;
+    ParallelFor(parts, threads, [&](uint64_t t) {
+      const uint64_t begin = batch + batch_size * t / parts;
+      const uint64_t end = batch + batch_size * (t + 1) / parts;
+      text[t].Reserve((end - begin) * kMaxLineBytes);
+      char* stop = FormatRange(for_range, weighted, begin, end, text[t].data(), &bad_edges[t]);
+      lengths[t] = static_cast<uint64_t>(stop - text[t].data());
+    });
+    for (uint64_t bad : bad_edges) {
+      if (bad != kNoEdge) {
+        throw Error(path,
+                    "edge " + std::to_string(bad) +
+                        " has a weight that is not finite, which a text edge list cannot hold");
+      }
+    }
+    std::vector<uint64_t> positions(parts);
+    for (uint64_t t = 0; t < parts; ++t) {
+      positions[t] = offset;
+      offset += lengths[t];
+    }
+    ParallelFor(parts, threads, [&](uint64_t t) {
+      WriteFully(file.fd(), path, text[t].data(), lengths[t], positions[t]);
+    });
+  }
+  file.Commit();
+}
+
+}  // namespace
+
+void WriteEdgeListText(const EdgeList& edges, const std::string& path, const std::string& comment,
+                       int threads) {
+  // starts[s]: index of the first edge of segment s in the whole sequence.
+  std::vector<uint64_t> starts;
+  starts.reserve(edges.segments.size() + 1);
+  uint64_t total = 0;
+  for (const EdgeSegment& s : edges.segments) {
+    starts.push_back(total);
+    total += s.count;
+  }
+  starts.push_back(total);
+  auto for_range = [&](uint64_t begin, uint64_t end, auto&& f) {
+    if (begin >= end) return;
+    size_t s = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), begin) -
+                                   starts.begin() - 1);
+    for (uint64_t at = begin; at < end; ++s) {
+      const EdgeSegment& seg = edges.segments[s];
+      const uint64_t first = at - starts[s];
+      const uint64_t last = std::min(seg.count, end - starts[s]);
+      const Edge* e = edges.buffers[seg.buffer].edges.data() + seg.begin;
+      if (edges.weighted) {
+        const Weight* w = edges.buffers[seg.buffer].weights.data() + seg.begin;
+        for (uint64_t i = first; i < last; ++i) f(e[i].source, e[i].target, w[i]);
+      } else {
+        for (uint64_t i = first; i < last; ++i) f(e[i].source, e[i].target, Weight{1});
+      }
+      at = starts[s] + last;
+    }
+  };
+  WriteText(path, comment, threads, total, edges.weighted, for_range);
+}
+
+void WriteCsrAsEdgeListText(const Csr& csr, const std::string& path, const std::string& comment,
+                            int threads) {
+  const EdgeIndex* offsets = csr.offsets.data();
+  const uint64_t n = csr.num_vertices;
+  auto for_range = [&](uint64_t begin, uint64_t end, auto&& f) {
+    if (begin >= end) return;
+    // The vertex whose out-list holds edge `begin`: the last u with offsets[u] <= begin
+    // (empty out-lists before it share its offset and are skipped this way).
+    uint64_t u =
+        static_cast<uint64_t>(std::upper_bound(offsets, offsets + n + 1, begin) - offsets - 1);
+    for (; u < n && offsets[u] < end; ++u) {
+      const uint64_t lo = std::max(offsets[u], begin);
+      const uint64_t hi = std::min(offsets[u + 1], end);
+      const VertexId source = static_cast<VertexId>(u);
+      if (csr.weighted) {
+        for (uint64_t e = lo; e < hi; ++e) f(source, csr.targets[e], csr.weights[e]);
+      } else {
+        for (uint64_t e = lo; e < hi; ++e) f(source, csr.targets[e], Weight{1});
+      }
+    }
+  };
+  WriteText(path, comment, threads, csr.NumEdges(), csr.weighted, for_range);
+}
+
+}  // namespace needle

@@ -24,7 +24,8 @@ struct RmatOptions {
   bool scramble_ids = true;
 };
 
-// Throws std::invalid_argument for a scale outside 1..31 or probabilities that do not fit.
+// Throws std::invalid_argument for a scale outside 1..31, an edge factor below 1 or
+// probabilities that do not fit. Self-loops and duplicate edges are kept, as in Graph500.
 EdgeList GenerateRmat(const RmatOptions& options, int threads = 0);
 
 }  // namespace needle
