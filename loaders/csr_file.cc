@@ -217,54 +217,63 @@ void CsrFile::ReadWeights(uint64_t first, std::span<Weight> out) const {
 
 Csr CsrFile::Load(int threads) const {
   threads = threads > 0 ? threads : omp_get_max_threads();
+  const uint64_t n = num_vertices();
+  const uint64_t m = num_edges();
   Csr csr;
-  csr.num_vertices = num_vertices();
+  csr.num_vertices = n;
   csr.weighted = weighted();
-  csr.offsets.Resize(num_vertices() + 1);
-  csr.targets.Resize(num_edges());
-  if (csr.weighted) csr.weights.Resize(num_edges());
+  // Sections are page-aligned, so each maps on its own as a private view of the page cache:
+  // no copy; verification below is the first (and only) pass over the bytes. Where mmap is
+  // refused, the chunks are read with pread instead.
+  const bool mapped = csr.offsets.MapFile(fd_.get(), offsets_.pos, n + 1) &&
+                      csr.targets.MapFile(fd_.get(), targets_.pos, m) &&
+                      (!csr.weighted || csr.weights.MapFile(fd_.get(), weights_.pos, m));
+  if (!mapped) {
+    csr.offsets = HugeArray<EdgeIndex>(n + 1);
+    csr.targets = HugeArray<VertexId>(m);
+    csr.weights = HugeArray<Weight>(csr.weighted ? m : 0);
+  }
   struct Job {
     const Section* section;
-    char* dst;
+    char* data;
     uint64_t chunk;
   };
   std::vector<Job> jobs;
-  auto add = [&](const Section& s, void* dst) {
+  auto add = [&](const Section& s, void* data) {
     for (uint64_t k = 0; k * header_.chunk_bytes < s.bytes; ++k) {
-      jobs.push_back(Job{&s, static_cast<char*>(dst), k});
+      jobs.push_back(Job{&s, static_cast<char*>(data), k});
     }
   };
   add(offsets_, csr.offsets.data());
   add(targets_, csr.targets.data());
   if (csr.weighted) add(weights_, csr.weights.data());
+  const EdgeIndex* offsets = csr.offsets.data();
   ParallelFor(jobs.size(), threads, [&](uint64_t i) {
     const Job& j = jobs[i];
     const uint64_t begin = j.chunk * header_.chunk_bytes;
     const uint64_t bytes = std::min(header_.chunk_bytes, j.section->bytes - begin);
-    ReadFully(fd_.get(), path_, j.dst + begin, bytes, j.section->pos + begin);
-    VerifyChunk(*j.section, j.chunk, j.dst + begin, bytes);
+    if (!mapped) ReadFully(fd_.get(), path_, j.data + begin, bytes, j.section->pos + begin);
+    VerifyChunk(*j.section, j.chunk, j.data + begin, bytes);
+    // The hashes prove the bytes are the writer's; these prove the writer made a CSR.
+    if (j.section == &offsets_) {
+      const uint64_t first = begin / sizeof(EdgeIndex);
+      const uint64_t last = std::min(first + bytes / sizeof(EdgeIndex), n);  // pairs (v, v+1)
+      for (uint64_t v = first; v < last; ++v) {
+        if (offsets[v] > offsets[v + 1]) {
+          throw Error::AtByte(path_, offsets_.pos + v * sizeof(EdgeIndex), "offsets decrease");
+        }
+      }
+    } else if (j.section == &targets_) {
+      const auto* t = reinterpret_cast<const VertexId*>(j.data + begin);
+      VertexId top = 0;
+      for (uint64_t e = 0; e < bytes / sizeof(VertexId); ++e) top = std::max(top, t[e]);
+      if (bytes > 0 && top >= n) {
+        throw Error::AtByte(path_, targets_.pos + begin, "target id beyond the vertex count");
+      }
+    }
   });
-  // The hashes prove the bytes are the writer's; these checks prove the writer made a CSR.
-  const uint64_t n = csr.num_vertices;
-  const uint64_t m = csr.NumEdges();
   if (csr.offsets[0] != 0 || csr.offsets[n] != m) {
     throw Error::AtByte(path_, offsets_.pos, "offsets do not span the edges");
-  }
-  uint64_t bad_vertex = UINT64_MAX;
-  uint64_t bad_edge = UINT64_MAX;
-#pragma omp parallel for num_threads(threads) reduction(min : bad_vertex)
-  for (uint64_t v = 0; v < n; ++v) {
-    if (csr.offsets[v] > csr.offsets[v + 1]) bad_vertex = std::min(bad_vertex, v);
-  }
-#pragma omp parallel for num_threads(threads) reduction(min : bad_edge)
-  for (uint64_t e = 0; e < m; ++e) {
-    if (csr.targets[e] >= n) bad_edge = std::min(bad_edge, e);
-  }
-  if (bad_vertex != UINT64_MAX) {
-    throw Error::AtByte(path_, offsets_.pos + bad_vertex * sizeof(EdgeIndex), "offsets decrease");
-  }
-  if (bad_edge != UINT64_MAX) {
-    throw Error::AtByte(path_, targets_.pos + bad_edge * sizeof(VertexId), "target id beyond the vertex count");
   }
   return csr;
 }

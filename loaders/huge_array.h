@@ -4,13 +4,15 @@
 // parallel writers place pages near themselves), it can reserve far more address space than
 // it uses (MAP_NORESERVE; untouched pages cost nothing) and it grows in place or by mremap
 // without copying. Used for edge buffers and CSR arrays, which are too big for std::vector's
-// zero-initialisation and doubling copies.
+// zero-initialisation and doubling copies. MapFile() makes one a private (copy-on-write)
+// view of a page-aligned file region instead: reads share the page cache, nothing is copied.
 #pragma once
 
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <span>
@@ -28,18 +30,29 @@ class HugeArray {
   explicit HugeArray(size_t size) { Resize(size); }
   ~HugeArray() { Free(); }
 
-  HugeArray(HugeArray&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)),
-        size_(std::exchange(other.size_, 0)),
-        capacity_(std::exchange(other.capacity_, 0)) {}
+  HugeArray(HugeArray&& other) noexcept { Take(other); }
   HugeArray& operator=(HugeArray&& other) noexcept {
     if (this != &other) {
       Free();
-      data_ = std::exchange(other.data_, nullptr);
-      size_ = std::exchange(other.size_, 0);
-      capacity_ = std::exchange(other.capacity_, 0);
+      Take(other);
     }
     return *this;
+  }
+
+  // `count` elements of the file open as `fd`, starting at `offset` (a multiple of the page
+  // size), mapped MAP_PRIVATE. Returns false (leaving the array empty) if mmap fails.
+  bool MapFile(int fd, uint64_t offset, size_t count) {
+    Free();
+    if (count == 0) return true;
+    size_t bytes = RoundToPage(count * sizeof(T));
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, static_cast<off_t>(offset));
+    if (p == MAP_FAILED) return false;
+    madvise(p, bytes, MADV_WILLNEED);
+    data_ = static_cast<T*>(p);
+    size_ = capacity_ = count;
+    mapped_bytes_ = bytes;
+    file_backed_ = true;
+    return true;
   }
   HugeArray(const HugeArray&) = delete;
   HugeArray& operator=(const HugeArray&) = delete;
@@ -49,11 +62,19 @@ class HugeArray {
     if (capacity <= capacity_) return;
     size_t bytes = RoundToPage(capacity * sizeof(T));
     void* p;
+    if (file_backed_) {  // a file view cannot grow: move the contents to anonymous memory
+      HugeArray grown;
+      grown.Reserve(capacity);
+      std::memcpy(grown.data_, data_, size_ * sizeof(T));
+      grown.size_ = size_;
+      *this = std::move(grown);
+      return;
+    }
     if (data_ == nullptr) {
       p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                -1, 0);
     } else {
-      p = mremap(data_, RoundToPage(capacity_ * sizeof(T)), bytes, MREMAP_MAYMOVE);
+      p = mremap(data_, mapped_bytes_, bytes, MREMAP_MAYMOVE);
     }
     if (p == MAP_FAILED) throw std::bad_alloc();
     // Transparent huge pages: these arrays are read and written at random (CSR scatter,
@@ -61,6 +82,7 @@ class HugeArray {
     if (bytes >= kHugePageBytes) madvise(p, bytes, MADV_HUGEPAGE);
     data_ = static_cast<T*>(p);
     capacity_ = bytes / sizeof(T);
+    mapped_bytes_ = bytes;
   }
 
   // Sets the size; new elements are uninitialised (zero if their pages were never touched).
@@ -79,9 +101,11 @@ class HugeArray {
   // Gives unused pages back to the kernel (after a shrink).
   void ReleaseUnused() {
     size_t used = RoundToPage(size_ * sizeof(T));
-    size_t total = RoundToPage(capacity_ * sizeof(T));
-    if (total > used) madvise(reinterpret_cast<char*>(data_) + used, total - used, MADV_DONTNEED);
+    if (!file_backed_ && mapped_bytes_ > used) {
+      madvise(reinterpret_cast<char*>(data_) + used, mapped_bytes_ - used, MADV_DONTNEED);
+    }
   }
+  bool file_backed() const { return file_backed_; }
 
   T* data() { return data_; }
   const T* data() const { return data_; }
@@ -104,14 +128,24 @@ class HugeArray {
     return (std::max<size_t>(bytes, 1) + kPage - 1) / kPage * kPage;
   }
   void Free() {
-    if (data_ != nullptr) munmap(data_, RoundToPage(capacity_ * sizeof(T)));
+    if (data_ != nullptr) munmap(data_, mapped_bytes_);
     data_ = nullptr;
-    size_ = capacity_ = 0;
+    size_ = capacity_ = mapped_bytes_ = 0;
+    file_backed_ = false;
+  }
+  void Take(HugeArray& other) {
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
+    file_backed_ = std::exchange(other.file_backed_, false);
   }
 
   T* data_ = nullptr;
   size_t size_ = 0;
   size_t capacity_ = 0;
+  size_t mapped_bytes_ = 0;
+  bool file_backed_ = false;
 };
 
 }  // namespace needle
