@@ -299,6 +299,40 @@ TEST(EdgeListFromCsr, RebuildAndDoubleTranspose) {
   }
 }
 
+// Graphs with no vertices, or vertices but no edges, through every step. (Under the
+// project's ASan+UBSan build this also checks that no step passes a null pointer to
+// memset/memcpy for an empty array, which UBSan treats as fatal.)
+TEST(EmptyGraphs, EveryStepHandlesThem) {
+  for (uint64_t n : {uint64_t{0}, uint64_t{4}}) {
+    for (bool weighted : {false, true}) {
+      SCOPED_TRACE("n " + std::to_string(n) + (weighted ? " weighted" : " unweighted"));
+      EdgeList list;
+      list.num_vertices = n;
+      list.weighted = weighted;
+      for (bool drop : {false, true}) {
+        CsrOptions options;
+        options.duplicates = drop ? DuplicatePolicy::kDrop : DuplicatePolicy::kKeep;
+        options.self_loops = drop ? SelfLoopPolicy::kDrop : SelfLoopPolicy::kKeep;
+        options.symmetrize = drop;
+        CsrReport report;
+        Csr csr = BuildCsr(list, options, &report);
+        EXPECT_EQ(csr.num_vertices, n);
+        EXPECT_EQ(csr.NumEdges(), 0u);
+        EXPECT_EQ(csr.offsets.size(), n + 1);
+        for (uint64_t v = 0; v <= n; ++v) EXPECT_EQ(csr.offsets[v], 0u);
+        EXPECT_EQ(report.duplicates, 0u);
+        EXPECT_EQ(CountDuplicates(csr), 0u);
+        GraphStats stats = ComputeStats(csr);
+        EXPECT_EQ(stats.vertices, n);
+        EXPECT_EQ(stats.isolated, n);
+        EdgeList back = EdgeListFromCsr(csr);
+        EXPECT_EQ(back.num_vertices, n);
+        EXPECT_EQ(back.NumEdges(), 0u);
+      }
+    }
+  }
+}
+
 // --- Graph statistics -----------------------------------------------------------------------
 
 GraphStats NaiveStats(const PlainCsr& csr) {
