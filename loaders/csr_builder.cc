@@ -282,12 +282,21 @@ Csr BuildCsr(const EdgeList& edges, const CsrOptions& options, CsrReport* report
 
 uint64_t CountDuplicates(const Csr& csr, int threads) {
   threads = ThreadCount(threads);
-  std::vector<uint64_t> per_thread(static_cast<size_t>(threads) * 8, 0);  // padded
-  ScanDuplicates(csr, threads, [&](VertexId, EdgeIndex, bool dup) {
-    per_thread[static_cast<size_t>(omp_get_thread_num()) * 8] += dup;
-  });
+  const uint64_t n = csr.num_vertices;
   uint64_t total = 0;
-  for (uint64_t c : per_thread) total += c;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+  {
+    HugeArray<VertexId> mark(n);  // mark[v] == u: u has already an edge to v
+    std::fill(mark.begin(), mark.end(), kNoVertex);
+#pragma omp for schedule(dynamic, 4096)
+    for (uint64_t u = 0; u < n; ++u) {
+      for (EdgeIndex i = csr.offsets[u]; i < csr.offsets[u + 1]; ++i) {
+        const VertexId v = csr.targets[i];
+        total += mark[v] == u;
+        mark[v] = static_cast<VertexId>(u);
+      }
+    }
+  }
   return total;
 }
 
