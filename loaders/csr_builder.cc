@@ -118,7 +118,7 @@ void Build(const EdgeList& list, int threads, Csr& csr, CsrReport& report) {
   for (size_t p = 0; p < parts; ++p) {
     counts[p].Resize(n);
     Count* c = counts[p].data();
-    std::memset(c, 0, n * sizeof(Count));
+    std::fill_n(c, n, Count{0});
     uint64_t self = 0;
     ranges.ForEachSpan(p, [&](const Edge* e, const Weight*, uint64_t count) {
       for (uint64_t i = 0; i < count; ++i) {
@@ -234,7 +234,7 @@ Csr DropDuplicates(Csr in, int threads, uint64_t* dropped) {
   out.num_vertices = n;
   out.weighted = in.weighted;
   out.offsets.Resize(n + 1);
-  std::memset(out.offsets.data(), 0, (n + 1) * sizeof(EdgeIndex));
+  std::fill_n(out.offsets.data(), n + 1, EdgeIndex{0});
   // First pass: kept degree per vertex (each vertex is handled by one thread).
   ScanDuplicates(in, threads, [&](VertexId u, EdgeIndex, bool dup) { out.offsets[u] += !dup; });
   const uint64_t m = ExclusiveScan(out.offsets.data(), n + 1, threads);
@@ -242,7 +242,7 @@ Csr DropDuplicates(Csr in, int threads, uint64_t* dropped) {
   out.targets.Resize(m);
   if (out.weighted) out.weights.Resize(m);
   HugeArray<EdgeIndex> cursor(n);
-  std::memcpy(cursor.data(), out.offsets.data(), n * sizeof(EdgeIndex));
+  std::copy_n(out.offsets.data(), n, cursor.data());
   ScanDuplicates(in, threads, [&](VertexId u, EdgeIndex i, bool dup) {
     if (dup) return;
     EdgeIndex pos = cursor[u]++;

@@ -109,6 +109,17 @@ void WriteCsrFile(const Csr& csr, const std::string& path, int threads) {
   file.Commit();
 }
 
+bool IsCsrInput(const std::string& path, GraphFormat requested) {
+  if (requested != GraphFormat::kAuto) return requested == GraphFormat::kCsr;
+  UniqueFd fd = OpenForReading(path);
+  char head[sizeof(kCsrMagic)] = {};
+  const ssize_t n = ::pread(fd.get(), head, sizeof(head), 0);
+  if (n == static_cast<ssize_t>(sizeof(head)) && std::memcmp(head, kCsrMagic, sizeof(head)) == 0) {
+    return true;
+  }
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".csr") == 0;
+}
+
 CsrFile CsrFile::Open(const std::string& path) {
   CsrFile f;
   f.path_ = path;

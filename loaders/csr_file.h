@@ -13,11 +13,17 @@
 
 #include "loaders/csr.h"
 #include "loaders/csr_file_format.h"
+#include "loaders/format.h"
 #include "loaders/unique_fd.h"
 
 namespace needle {
 
 void WriteCsrFile(const Csr& csr, const std::string& path, int threads = 0);
+
+// Whether `path` is to be read as a .csr file: `requested` is kCsr, or it is kAuto and the
+// file starts with the .csr magic or is named *.csr (so a .csr with a damaged magic gets
+// CsrFile's "wrong magic" error, not a text parser's). Throws Error if it cannot be opened.
+bool IsCsrInput(const std::string& path, GraphFormat requested);
 
 class CsrFile {
  public:

@@ -246,8 +246,7 @@ class TextGraphReader final : public GraphReader {
         out.targets[offset + copied + i] = edges[i].target;
       }
       if (weighted()) {
-        std::memcpy(out.weights.data() + offset + copied, chunk_.Weights(s).data() + from,
-                    n * sizeof(Weight));
+        std::copy_n(chunk_.Weights(s).data() + from, n, out.weights.data() + offset + copied);
       }
       copied += n;
       at += n;
@@ -266,13 +265,6 @@ class TextGraphReader final : public GraphReader {
   std::optional<uint64_t> num_edges_;
 };
 
-bool HasCsrMagic(const std::string& path) {
-  UniqueFd fd = OpenForReading(path);
-  char head[sizeof(kCsrMagic)] = {};
-  ssize_t n = ::pread(fd.get(), head, sizeof(head), 0);
-  return n == static_cast<ssize_t>(sizeof(head)) && std::memcmp(head, kCsrMagic, sizeof(head)) == 0;
-}
-
 }  // namespace
 
 std::unique_ptr<GraphReader> GraphReader::Open(const std::string& path,
@@ -281,8 +273,7 @@ std::unique_ptr<GraphReader> GraphReader::Open(const std::string& path,
     throw Error(path, "block reader needs block_edges > 0 and buffers > 0");
   }
   std::unique_ptr<GraphReader> reader;
-  const GraphFormat format = options.read.format;
-  if (format == GraphFormat::kCsr || (format == GraphFormat::kAuto && HasCsrMagic(path))) {
+  if (IsCsrInput(path, options.read.format)) {
     reader = std::make_unique<CsrGraphReader>(path, CsrFile::Open(path));
   } else {
     reader = std::make_unique<TextGraphReader>(path, options.read,

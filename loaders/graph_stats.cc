@@ -18,7 +18,7 @@ GraphStats ComputeStats(const Csr& csr, int threads) {
   s.duplicates = CountDuplicates(csr, threads);
 
   HugeArray<uint64_t> in_degree(n);  // relaxed atomic counters: only the totals matter
-  std::memset(in_degree.data(), 0, n * sizeof(uint64_t));
+  std::fill_n(in_degree.data(), n, uint64_t{0});
   uint64_t loops = 0, max_out = 0, zero_out = 0;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4096) \
     reduction(+ : loops, zero_out) reduction(max : max_out)

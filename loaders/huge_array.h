@@ -65,7 +65,7 @@ class HugeArray {
     if (file_backed_) {  // a file view cannot grow: move the contents to anonymous memory
       HugeArray grown;
       grown.Reserve(capacity);
-      std::memcpy(grown.data_, data_, size_ * sizeof(T));
+      std::copy_n(data_, size_, grown.data_);
       grown.size_ = size_;
       *this = std::move(grown);
       return;

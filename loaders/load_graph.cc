@@ -19,14 +19,6 @@ bool IsDefault(const CsrOptions& o) {
          o.duplicates == DuplicatePolicy::kKeep;
 }
 
-bool LooksLikeCsr(const std::string& path, GraphFormat requested) {
-  if (requested != GraphFormat::kAuto) return requested == GraphFormat::kCsr;
-  UniqueFd fd = OpenForReading(path);
-  char head[sizeof(kCsrMagic)] = {};
-  ssize_t n = ::pread(fd.get(), head, sizeof(head), 0);
-  return n == static_cast<ssize_t>(sizeof(head)) && std::memcmp(head, kCsrMagic, sizeof(head)) == 0;
-}
-
 }  // namespace
 
 EdgeList EdgeListFromCsr(const Csr& csr) {
@@ -39,7 +31,7 @@ EdgeList EdgeListFromCsr(const Csr& csr) {
   b.edges.Resize(m);
   if (csr.weighted) {
     b.weights.Resize(m);
-    std::memcpy(b.weights.data(), csr.weights.data(), m * sizeof(Weight));
+    std::copy_n(csr.weights.data(), m, b.weights.data());
   }
 #pragma omp parallel for schedule(dynamic, 4096)
   for (uint64_t u = 0; u < csr.num_vertices; ++u) {
@@ -54,7 +46,7 @@ EdgeList EdgeListFromCsr(const Csr& csr) {
 Csr LoadGraph(const std::string& path, const LoadOptions& options, LoadReport* report) {
   LoadReport r;
   auto start = std::chrono::steady_clock::now();
-  if (LooksLikeCsr(path, options.read.format)) {
+  if (IsCsrInput(path, options.read.format)) {
     CsrFile file = CsrFile::Open(path);
     Csr csr = file.Load(options.read.threads);
     r.format = GraphFormat::kCsr;

@@ -96,7 +96,7 @@ void ParseBlock(const char* p, const char* end, const LineRules& rules, Edge* ed
     char c = *p;
     if (c == '\n' || c == '\r') {  // blank line
       if (c == '\r' && ++p < end && *p != '\n') {
-        error = "expected a line end after '\\r'";
+        error = "expected a line end after '\\r' (lines must end in \\n or \\r\\n)";
         break;
       }
       ++p;
@@ -145,7 +145,12 @@ void ParseBlock(const char* p, const char* end, const LineRules& rules, Edge* ed
       p = q;
     }
     p = SkipBlanks(p, end);
-    if (p < end && *p == '\r') ++p;
+    if (p < end && *p == '\r') {
+      if (++p < end && *p != '\n') {
+        error = "expected a line end after '\\r' (lines must end in \\n or \\r\\n)";
+        break;
+      }
+    }
     if (p < end) {
       if (*p == '\n') {
         ++p;
