@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh build
+NEEDLE_TARGET=needle bash scripts/build.sh build
 out=${TMPDIR:-/tmp}/needle-demo
 mkdir -p "$out"
 build/apps/needle generate rmat --scale 18 --edge-factor 16 --seed 1 -o "$out/rmat18.el"
