@@ -26,7 +26,8 @@ class FileReader {
         consumed_ += static_cast<uint64_t>(n);
         return static_cast<size_t>(n);
       }
-      if (errno != EINTR) throw Error(path_, "read failed at byte " + std::to_string(consumed_), errno);
+      if (errno != EINTR)
+        throw Error(path_, "read failed at byte " + std::to_string(consumed_), errno);
     }
   }
   uint64_t consumed() const { return consumed_; }
@@ -52,7 +53,8 @@ class GzipSource final : public ByteSource {
  public:
   explicit GzipSource(FileReader file) : file_(std::move(file)), input_(kInputBufferBytes) {
     // 15 + 32: zlib or gzip header, detected automatically.
-    if (inflateInit2(&stream_, 15 + 32) != Z_OK) throw Error(file_.path(), "cannot start gzip decoder");
+    if (inflateInit2(&stream_, 15 + 32) != Z_OK)
+      throw Error(file_.path(), "cannot start gzip decoder");
   }
   ~GzipSource() override { inflateEnd(&stream_); }
 
@@ -81,8 +83,9 @@ class GzipSource final : public ByteSource {
       } else if (rc == Z_BUF_ERROR) {
         continue;  // needs more input
       } else if (rc != Z_OK) {
-        throw Error::AtByte(file_.path(), file_.consumed() - stream_.avail_in,
-                            std::string("corrupt gzip data: ") + (stream_.msg ? stream_.msg : "inflate failed"));
+        throw Error::AtByte(
+            file_.path(), file_.consumed() - stream_.avail_in,
+            std::string("corrupt gzip data: ") + (stream_.msg ? stream_.msg : "inflate failed"));
       }
     }
     return capacity - stream_.avail_out;
@@ -150,9 +153,12 @@ std::unique_ptr<ByteSource> OpenByteSource(const std::string& path, Compression*
   if (compression != nullptr) *compression = kind;
   FileReader file(std::move(fd), path);
   switch (kind) {
-    case Compression::kGzip: return std::make_unique<GzipSource>(std::move(file));
-    case Compression::kXz: return std::make_unique<XzSource>(std::move(file));
-    case Compression::kNone: break;
+    case Compression::kGzip:
+      return std::make_unique<GzipSource>(std::move(file));
+    case Compression::kXz:
+      return std::make_unique<XzSource>(std::move(file));
+    case Compression::kNone:
+      break;
   }
   return std::make_unique<PlainSource>(std::move(file));
 }

@@ -23,6 +23,7 @@ class ByteSource {
 };
 
 // Opens `path`, detecting the compression from its magic bytes. Throws Error.
-std::unique_ptr<ByteSource> OpenByteSource(const std::string& path, Compression* compression = nullptr);
+std::unique_ptr<ByteSource> OpenByteSource(const std::string& path,
+                                           Compression* compression = nullptr);
 
 }  // namespace needle

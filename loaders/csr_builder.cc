@@ -197,14 +197,22 @@ void BuildWith(const EdgeList& list, const CsrOptions& o, int threads, Csr& csr,
   const bool drop = o.self_loops == SelfLoopPolicy::kDrop;
   const int key = (o.transpose ? 4 : 0) | (o.symmetrize ? 2 : 0) | (drop ? 1 : 0);
   switch (key) {
-    case 0: return Build<Count, Expander<false, false, false>>(list, threads, csr, r);
-    case 1: return Build<Count, Expander<false, false, true>>(list, threads, csr, r);
-    case 2: return Build<Count, Expander<false, true, false>>(list, threads, csr, r);
-    case 3: return Build<Count, Expander<false, true, true>>(list, threads, csr, r);
-    case 4: return Build<Count, Expander<true, false, false>>(list, threads, csr, r);
-    case 5: return Build<Count, Expander<true, false, true>>(list, threads, csr, r);
-    case 6: return Build<Count, Expander<true, true, false>>(list, threads, csr, r);
-    default: return Build<Count, Expander<true, true, true>>(list, threads, csr, r);
+    case 0:
+      return Build<Count, Expander<false, false, false>>(list, threads, csr, r);
+    case 1:
+      return Build<Count, Expander<false, false, true>>(list, threads, csr, r);
+    case 2:
+      return Build<Count, Expander<false, true, false>>(list, threads, csr, r);
+    case 3:
+      return Build<Count, Expander<false, true, true>>(list, threads, csr, r);
+    case 4:
+      return Build<Count, Expander<true, false, false>>(list, threads, csr, r);
+    case 5:
+      return Build<Count, Expander<true, false, true>>(list, threads, csr, r);
+    case 6:
+      return Build<Count, Expander<true, true, false>>(list, threads, csr, r);
+    default:
+      return Build<Count, Expander<true, true, true>>(list, threads, csr, r);
   }
 }
 

@@ -1,8 +1,8 @@
 #include "loaders/csr_file.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -55,7 +55,7 @@ void ParallelFor(uint64_t count, int threads, F&& body) {
 
 struct Piece {
   const char* data;
-  uint64_t pos;    // file offset
+  uint64_t pos;  // file offset
   uint64_t bytes;
 };
 
@@ -88,7 +88,8 @@ void WriteCsrFile(const Csr& csr, const std::string& path, int threads) {
   CsrFileHeader h{};
   std::memcpy(h.magic, kCsrMagic, sizeof(kCsrMagic));
   h.version = kCsrVersion;
-  h.weight_type = static_cast<uint32_t>(csr.weighted ? CsrWeightType::kFloat32 : CsrWeightType::kNone);
+  h.weight_type =
+      static_cast<uint32_t>(csr.weighted ? CsrWeightType::kFloat32 : CsrWeightType::kNone);
   h.num_vertices = n;
   h.num_edges = m;
   h.chunk_bytes = kCsrChunkBytes;
@@ -125,7 +126,8 @@ void WriteCsrFile(const Csr& csr, const std::string& path, int threads) {
   std::vector<char> head(kCsrAlignment, 0);
   std::memcpy(head.data(), &h, sizeof(h));
   WriteFully(file.fd(), path, head.data(), head.size(), 0);
-  if (ftruncate(file.fd(), static_cast<off_t>(h.file_size)) != 0) ThrowSystemError(path, "cannot size");
+  if (ftruncate(file.fd(), static_cast<off_t>(h.file_size)) != 0)
+    ThrowSystemError(path, "cannot size");
   file.Commit();
 }
 
@@ -168,7 +170,8 @@ CsrFile CsrFile::Open(const std::string& path) {
   const uint64_t max_entries = size / sizeof(uint64_t);
   if (h.table_entries > max_entries || h.table_pos > size ||
       h.table_pos + h.table_entries * sizeof(uint64_t) != size) {
-    throw Error::AtByte(path, offsetof(CsrFileHeader, table_pos), "chunk table lies outside the file");
+    throw Error::AtByte(path, offsetof(CsrFileHeader, table_pos),
+                        "chunk table lies outside the file");
   }
   f.table_.resize(h.table_entries);
   ReadFully(f.fd_.get(), path, f.table_.data(), h.table_entries * sizeof(uint64_t), h.table_pos);
@@ -196,7 +199,8 @@ CsrFile CsrFile::Open(const std::string& path) {
   f.targets_ = section("targets", h.targets_pos, h.num_edges * sizeof(VertexId));
   if (weighted) f.weights_ = section("weights", h.weights_pos, h.num_edges * sizeof(Weight));
   if (chunk != h.table_entries) {
-    throw Error::AtByte(path, offsetof(CsrFileHeader, table_entries), "chunk table has the wrong size");
+    throw Error::AtByte(path, offsetof(CsrFileHeader, table_entries),
+                        "chunk table has the wrong size");
   }
   return f;
 }

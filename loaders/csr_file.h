@@ -33,7 +33,9 @@ class CsrFile {
   const std::string& path() const { return path_; }
   uint64_t num_vertices() const { return header_.num_vertices; }
   uint64_t num_edges() const { return header_.num_edges; }
-  bool weighted() const { return header_.weight_type == static_cast<uint32_t>(CsrWeightType::kFloat32); }
+  bool weighted() const {
+    return header_.weight_type == static_cast<uint32_t>(CsrWeightType::kFloat32);
+  }
   uint64_t file_size() const { return header_.file_size; }
 
   // Offsets of vertices [first, first + out.size()) (the offset array has num_vertices + 1).

@@ -22,8 +22,8 @@ class Error : public std::runtime_error {
   static Error AtByte(std::string path, uint64_t byte_offset, const std::string& message);
 
   const std::string& path() const { return path_; }
-  uint64_t line() const { return line_; }          // 1-based; kNoPosition when not a text line
-  uint64_t byte_offset() const { return byte_; }   // kNoPosition when not a byte position
+  uint64_t line() const { return line_; }         // 1-based; kNoPosition when not a text line
+  uint64_t byte_offset() const { return byte_; }  // kNoPosition when not a byte position
   int sys_errno() const { return errno_; }
   const std::string& message() const { return message_; }
 

@@ -23,20 +23,28 @@ std::string_view StripCompressionSuffix(std::string_view path) {
 
 std::string_view FormatName(GraphFormat format) {
   switch (format) {
-    case GraphFormat::kAuto: return "auto";
-    case GraphFormat::kEdgeList: return "edgelist";
-    case GraphFormat::kMatrixMarket: return "mtx";
-    case GraphFormat::kDimacs: return "gr";
-    case GraphFormat::kCsr: return "csr";
+    case GraphFormat::kAuto:
+      return "auto";
+    case GraphFormat::kEdgeList:
+      return "edgelist";
+    case GraphFormat::kMatrixMarket:
+      return "mtx";
+    case GraphFormat::kDimacs:
+      return "gr";
+    case GraphFormat::kCsr:
+      return "csr";
   }
   return "?";
 }
 
 std::string_view CompressionName(Compression compression) {
   switch (compression) {
-    case Compression::kNone: return "none";
-    case Compression::kGzip: return "gzip";
-    case Compression::kXz: return "xz";
+    case Compression::kNone:
+      return "none";
+    case Compression::kGzip:
+      return "gzip";
+    case Compression::kXz:
+      return "xz";
   }
   return "?";
 }
@@ -62,7 +70,8 @@ Compression DetectCompression(const void* head, size_t size) {
 }
 
 GraphFormat DetectFormat(std::string_view path, std::string_view head) {
-  if (head.size() >= sizeof(kCsrMagic) && std::memcmp(head.data(), kCsrMagic, sizeof(kCsrMagic)) == 0) {
+  if (head.size() >= sizeof(kCsrMagic) &&
+      std::memcmp(head.data(), kCsrMagic, sizeof(kCsrMagic)) == 0) {
     return GraphFormat::kCsr;
   }
   if (head.starts_with("%%MatrixMarket")) return GraphFormat::kMatrixMarket;
@@ -72,7 +81,9 @@ GraphFormat DetectFormat(std::string_view path, std::string_view head) {
   if (EndsWith(name, ".csr")) return GraphFormat::kCsr;
   // Look at the first line that is not blank: DIMACS files open with 'c' or 'p'.
   size_t i = 0;
-  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
+  while (i < head.size() &&
+         (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+    ++i;
   if (i + 1 < head.size() && (head[i] == 'c' || head[i] == 'p') &&
       (head[i + 1] == ' ' || head[i + 1] == '\t' || head[i + 1] == '\n' || head[i + 1] == '\r')) {
     return GraphFormat::kDimacs;

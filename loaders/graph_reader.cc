@@ -166,7 +166,10 @@ class CsrGraphReader final : public GraphReader {
     uint64_t hi = std::min((k + 1) * per, file_.num_vertices() + 1);  // answer in [lo, hi)
     while (hi - lo > 1) {
       uint64_t mid = lo + (hi - lo) / 2;
-      if (Offset(mid) <= e) lo = mid; else hi = mid;
+      if (Offset(mid) <= e)
+        lo = mid;
+      else
+        hi = mid;
     }
     return lo;
   }
@@ -295,8 +298,9 @@ EdgeBlock GraphReader::ReadEdges(uint64_t first, const EdgeBuffers& out) {
   }
   std::lock_guard lock(fill_mutex_);
   const uint64_t n = Fill(first, capacity, out);
-  return EdgeBlock{first, out.sources.first(n), out.targets.first(n),
-                   weighted_ ? std::span<const Weight>(out.weights.first(n)) : std::span<const Weight>()};
+  return EdgeBlock{
+      first, out.sources.first(n), out.targets.first(n),
+      weighted_ ? std::span<const Weight>(out.weights.first(n)) : std::span<const Weight>()};
 }
 
 void GraphReader::ReadVertexOffsets(uint64_t, std::span<EdgeIndex>) {

@@ -47,7 +47,7 @@ struct EdgeBuffers {
 };
 
 struct GraphReaderOptions {
-  ReadOptions read;                      // format, weights, parsing threads for text
+  ReadOptions read;                          // format, weights, parsing threads for text
   uint64_t block_edges = uint64_t{1} << 20;  // edges per block of an async read
   int buffers = 4;  // library-owned blocks that may be out at once (async memory bound)
 };

@@ -45,7 +45,8 @@ class HugeArray {
     Free();
     if (count == 0) return true;
     size_t bytes = RoundToPage(count * sizeof(T));
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, static_cast<off_t>(offset));
+    void* p =
+        mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, static_cast<off_t>(offset));
     if (p == MAP_FAILED) return false;
     madvise(p, bytes, MADV_WILLNEED);
     data_ = static_cast<T*>(p);

@@ -50,8 +50,8 @@ Csr LoadGraph(const std::string& path, const LoadOptions& options, LoadReport* r
     CsrFile file = CsrFile::Open(path);
     Csr csr = file.Load(options.read.threads);
     r.format = GraphFormat::kCsr;
-    r.description = std::string("csr v") + std::to_string(kCsrVersion) +
-                    (csr.weighted ? " (weighted)" : "");
+    r.description =
+        std::string("csr v") + std::to_string(kCsrVersion) + (csr.weighted ? " (weighted)" : "");
     r.file_bytes = file.file_size();
     r.read_seconds = SecondsSince(start);
     if (options.read.weights == WeightMode::kWeighted && !csr.weighted) {

@@ -17,9 +17,9 @@ struct LoadOptions {
 struct LoadReport {
   GraphFormat format = GraphFormat::kAuto;
   Compression compression = Compression::kNone;
-  std::string description;   // e.g. "mtx coordinate real symmetric", "csr v1"
+  std::string description;  // e.g. "mtx coordinate real symmetric", "csr v1"
   uint64_t file_bytes = 0;
-  uint64_t text_bytes = 0;   // decompressed text (0 for .csr)
+  uint64_t text_bytes = 0;  // decompressed text (0 for .csr)
   CsrReport csr;
   double read_seconds = 0;   // file → edges (or .csr load)
   double build_seconds = 0;  // edges → CSR

@@ -39,7 +39,7 @@ inline const char* ParseUnsignedFast(const char* p, const char* end, uint64_t* v
                                      bool* overflow) {
   if (end - p >= 8) {
     uint64_t chunk;
-    std::memcpy(&chunk, p, 8);  // little-endian: p[0] is the lowest byte
+    std::memcpy(&chunk, p, 8);                         // little-endian: p[0] is the lowest byte
     const uint64_t t = chunk ^ 0x3030303030303030ULL;  // digits become 0..9
     // A byte is a non-digit when t >= 10: adding 0x76 sets its high bit (or it was set).
     const uint64_t non_digit = ((t + 0x7676767676767676ULL) | t) & 0x8080808080808080ULL;
@@ -100,8 +100,14 @@ inline const char* ParseReal(const char* p, const char* end, double* value) {
                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   double v = static_cast<double>(mantissa);
-  while (exponent > 22) { v *= 1e22; exponent -= 22; }
-  while (exponent < -22) { v /= 1e22; exponent += 22; }
+  while (exponent > 22) {
+    v *= 1e22;
+    exponent -= 22;
+  }
+  while (exponent < -22) {
+    v /= 1e22;
+    exponent += 22;
+  }
   v = exponent >= 0 ? v * kPow10[exponent] : v / kPow10[-exponent];
   *value = negative ? -v : v;
   return p;

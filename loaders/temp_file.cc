@@ -30,7 +30,8 @@ void TempFile::Commit() {
   if (fsync(fd_.get()) != 0) ThrowSystemError(final_, "cannot fsync");
   if (fchmod(fd_.get(), 0644) != 0) ThrowSystemError(final_, "cannot chmod");
   fd_.Reset();
-  if (rename(path_.c_str(), final_.c_str()) != 0) ThrowSystemError(final_, "cannot rename into place");
+  if (rename(path_.c_str(), final_.c_str()) != 0)
+    ThrowSystemError(final_, "cannot rename into place");
   committed_ = true;
   std::string dir = std::filesystem::path(final_).parent_path().string();
   UniqueFd dfd(open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -68,8 +68,9 @@ uint64_t ParseCount(const std::string& path, uint64_t line, const std::string& t
   const char* end = token.data() + token.size();
   const char* p = parse::ParseUnsigned(token.data(), end, &value, &overflow);
   if (p != end || overflow) {
-    throw Error::AtLine(path, line, std::string("expected ") + what +
-                                        " (a non-negative integer), found '" + token + "'");
+    throw Error::AtLine(
+        path, line,
+        std::string("expected ") + what + " (a non-negative integer), found '" + token + "'");
   }
   return value;
 }
@@ -96,21 +97,22 @@ TextLayout MatrixMarketLayout(const std::string& path, std::string_view head, bo
   if (!cursor.Next(&line)) HeaderTooLong(path, "%%MatrixMarket banner");
   std::vector<std::string> banner = Tokens(line);
   if (banner.size() != 5 || Lower(banner[0]) != "%%matrixmarket" || Lower(banner[1]) != "matrix") {
-    throw Error::AtLine(path, 1,
-                        "expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
+    throw Error::AtLine(path, 1, "expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
   }
   std::string layout_kind = Lower(banner[2]);
   std::string field = Lower(banner[3]);
   std::string symmetry = Lower(banner[4]);
   if (layout_kind != "coordinate") {
-    throw Error::AtLine(path, 1, "only 'coordinate' Matrix Market files hold graphs, found '" +
-                                     banner[2] + "'");
+    throw Error::AtLine(
+        path, 1, "only 'coordinate' Matrix Market files hold graphs, found '" + banner[2] + "'");
   }
   if (field != "pattern" && field != "integer" && field != "real") {
-    throw Error::AtLine(path, 1, "expected field pattern, integer or real, found '" + banner[3] + "'");
+    throw Error::AtLine(path, 1,
+                        "expected field pattern, integer or real, found '" + banner[3] + "'");
   }
   if (symmetry != "general" && symmetry != "symmetric") {
-    throw Error::AtLine(path, 1, "expected symmetry general or symmetric, found '" + banner[4] + "'");
+    throw Error::AtLine(path, 1,
+                        "expected symmetry general or symmetric, found '" + banner[4] + "'");
   }
   layout.weighted = field != "pattern";
   layout.symmetric = symmetry == "symmetric";
@@ -124,8 +126,9 @@ TextLayout MatrixMarketLayout(const std::string& path, std::string_view head, bo
     std::vector<std::string> size = Tokens(line);
     uint64_t at = cursor.line_number();
     if (size.size() != 3) {
-      throw Error::AtLine(path, at, "expected the size line 'rows cols entries', found " +
-                                        std::to_string(size.size()) + " columns");
+      throw Error::AtLine(path, at,
+                          "expected the size line 'rows cols entries', found " +
+                              std::to_string(size.size()) + " columns");
     }
     uint64_t rows = ParseCount(path, at, size[0], "a row count");
     uint64_t cols = ParseCount(path, at, size[1], "a column count");
@@ -157,8 +160,9 @@ TextLayout DimacsLayout(const std::string& path, std::string_view head, bool who
     uint64_t at = cursor.line_number();
     if (tokens.empty() || tokens[0] == "c") continue;
     if (tokens[0] != "p") {
-      throw Error::AtLine(path, at, "expected a 'p sp N M' problem line before the data, found '" +
-                                        std::string(line.substr(0, 40)) + "'");
+      throw Error::AtLine(path, at,
+                          "expected a 'p sp N M' problem line before the data, found '" +
+                              std::string(line.substr(0, 40)) + "'");
     }
     if (tokens.size() != 4 || (tokens[1] != "sp" && tokens[1] != "tw")) {
       throw Error::AtLine(path, at, "expected 'p sp N M' or 'p tw N M'");
@@ -205,10 +209,17 @@ TextLayout ParseTextLayout(const std::string& path, std::string_view head, bool 
                            GraphFormat format, WeightMode weights) {
   TextLayout layout;
   switch (format) {
-    case GraphFormat::kMatrixMarket: layout = MatrixMarketLayout(path, head, whole_file); break;
-    case GraphFormat::kDimacs: layout = DimacsLayout(path, head, whole_file); break;
-    case GraphFormat::kEdgeList: layout = EdgeListLayout(head, whole_file); break;
-    default: throw Error(path, "not a text graph format");
+    case GraphFormat::kMatrixMarket:
+      layout = MatrixMarketLayout(path, head, whole_file);
+      break;
+    case GraphFormat::kDimacs:
+      layout = DimacsLayout(path, head, whole_file);
+      break;
+    case GraphFormat::kEdgeList:
+      layout = EdgeListLayout(head, whole_file);
+      break;
+    default:
+      throw Error(path, "not a text graph format");
   }
   if (format == GraphFormat::kEdgeList && weights != WeightMode::kAuto) {
     layout.weighted = weights == WeightMode::kWeighted;

@@ -15,8 +15,8 @@
 namespace needle {
 
 enum class LineSyntax {
-  kPairs,        // "u v [w]" (edge lists, Matrix Market entries, PACE 'p tw' files)
-  kDimacsArcs,   // "a u v w"
+  kPairs,       // "u v [w]" (edge lists, Matrix Market entries, PACE 'p tw' files)
+  kDimacsArcs,  // "a u v w"
 };
 
 struct TextLayout {

@@ -228,14 +228,14 @@ void TextParser::Parse(const char* data, size_t size, EdgeList& out) {
   rules.comment_b = layout_.comment_b;
   rules.id_base = layout_.id_base;
   rules.declared = layout_.has_declared_counts;
-  rules.max_raw_id = layout_.has_declared_counts
-                         ? layout_.declared_vertices + layout_.id_base - 1
-                         : kMaxVertexId + layout_.id_base;
+  rules.max_raw_id = layout_.has_declared_counts ? layout_.declared_vertices + layout_.id_base - 1
+                                                 : kMaxVertexId + layout_.id_base;
   if (layout_.has_declared_counts && layout_.declared_vertices == 0) rules.max_raw_id = 0;
   rules.skip_extra_columns = layout_.skip_extra_columns;
-  BlockParser parser = layout_.syntax == LineSyntax::kDimacsArcs
-                           ? SelectParser<LineSyntax::kDimacsArcs>(layout_.weighted, layout_.symmetric)
-                           : SelectParser<LineSyntax::kPairs>(layout_.weighted, layout_.symmetric);
+  BlockParser parser =
+      layout_.syntax == LineSyntax::kDimacsArcs
+          ? SelectParser<LineSyntax::kDimacsArcs>(layout_.weighted, layout_.symmetric)
+          : SelectParser<LineSyntax::kPairs>(layout_.weighted, layout_.symmetric);
   const uint64_t expansion = layout_.symmetric ? 2 : 1;
 
 #pragma omp parallel num_threads(threads_)
@@ -280,9 +280,11 @@ void TextParser::Parse(const char* data, size_t size, EdgeList& out) {
 uint64_t TextParser::Finish() const {
   if (layout_.has_declared_counts) {
     if (entries_ != layout_.declared_entries) {
-      const char* what = layout_.format == GraphFormat::kMatrixMarket ? "the size line" : "the 'p' line";
+      const char* what =
+          layout_.format == GraphFormat::kMatrixMarket ? "the size line" : "the 'p' line";
       throw Error::AtLine(path_, layout_.header_line,
-                          std::string(what) + " declares " + std::to_string(layout_.declared_entries) +
+                          std::string(what) + " declares " +
+                              std::to_string(layout_.declared_entries) +
                               " entries but the file has " + std::to_string(entries_));
     }
     return layout_.declared_vertices;

@@ -15,12 +15,14 @@ constexpr size_t kLayoutHeadBytes = size_t{16} << 20;  // a header must fit in t
 
 TextLayout LayoutFor(const std::string& path, std::string_view head, bool whole_file,
                      const ReadOptions& options) {
-  GraphFormat format = options.format == GraphFormat::kAuto ? DetectFormat(path, head) : options.format;
+  GraphFormat format =
+      options.format == GraphFormat::kAuto ? DetectFormat(path, head) : options.format;
   if (format == GraphFormat::kCsr) {
     throw Error(path, "is a binary .csr file, not a text graph");
   }
   WeightMode weights = options.weights;
-  if (weights == WeightMode::kAuto && format == GraphFormat::kEdgeList) weights = WeightModeFromName(path);
+  if (weights == WeightMode::kAuto && format == GraphFormat::kEdgeList)
+    weights = WeightModeFromName(path);
   return ParseTextLayout(path, head, whole_file, format, weights);
 }
 
@@ -69,8 +71,9 @@ TextStream::TextStream(std::string path, const ReadOptions& options) : path_(std
   buffer_.Reserve(std::max<size_t>(options.chunk_bytes, 4096));
   Fill();
   if (buffer_.size() == 0) {
-    throw Error(path_, compression_ == Compression::kNone ? "empty file"
-                                                          : "empty file (nothing after decompression)");
+    throw Error(path_, compression_ == Compression::kNone
+                           ? "empty file"
+                           : "empty file (nothing after decompression)");
   }
   std::string_view head(buffer_.data(), std::min(buffer_.size(), kLayoutHeadBytes));
   parser_.emplace(path_, LayoutFor(path_, head, eof_ && head.size() == buffer_.size(), options),

@@ -35,7 +35,7 @@ struct TextGraphInfo {
   Compression compression = Compression::kNone;
   uint64_t text_bytes = 0;  // decompressed size
   uint64_t lines = 0;
-  uint64_t entries = 0;     // data lines, before symmetric expansion
+  uint64_t entries = 0;  // data lines, before symmetric expansion
 };
 
 // Reads every edge of a text graph. Throws Error for unreadable or malformed input.

@@ -5,7 +5,7 @@
 
 namespace needle {
 
-using VertexId = uint32_t;  // vertex ids are 32-bit
+using VertexId = uint32_t;   // vertex ids are 32-bit
 using EdgeIndex = uint64_t;  // edge counts and offsets are 64-bit
 using Weight = float;        // edge weights (integers are exact up to 2^24)
 

@@ -8,13 +8,12 @@
 namespace needle::cli {
 
 void AddGraphInputOptions(po::options_description& options, GraphInputOptions& values) {
-  options.add_options()
-      ("format", po::value(&values.format)->default_value("auto"),
-       "input format: auto, snap (edge list), mtx, gr, csr")
-      ("weights", po::value(&values.weights)->default_value("auto"),
-       "auto (what the file has), yes (require a weight column) or no (ignore weights)")
-      ("threads", po::value(&values.threads)->default_value(0),
-       "worker threads (0: OpenMP's default, OMP_NUM_THREADS)");
+  options.add_options()("format", po::value(&values.format)->default_value("auto"),
+                        "input format: auto, snap (edge list), mtx, gr, csr")(
+      "weights", po::value(&values.weights)->default_value("auto"),
+      "auto (what the file has), yes (require a weight column) or no (ignore weights)")(
+      "threads", po::value(&values.threads)->default_value(0),
+      "worker threads (0: OpenMP's default, OMP_NUM_THREADS)");
 }
 
 ReadOptions ToReadOptions(const GraphInputOptions& values) {

@@ -21,14 +21,13 @@ int RunConvert(const std::vector<std::string>& args) {
   bool drop_duplicates = false;
   LoadOptions load;
   po::options_description options("convert options");
-  options.add_options()
-      ("input", po::value(&input)->required(), "graph file")
-      ("output,o", po::value(&out)->required(), "output: .csr (binary) or a text edge list")
-      ("transpose", po::bool_switch(&load.csr.transpose), "reverse every edge")
-      ("symmetrize", po::bool_switch(&load.csr.symmetrize), "add the reverse of every edge")
-      ("drop-self-loops", po::bool_switch(&drop_loops), "remove edges (v, v)")
-      ("drop-duplicates", po::bool_switch(&drop_duplicates),
-       "keep only the first copy of repeated edges");
+  options.add_options()("input", po::value(&input)->required(), "graph file")(
+      "output,o", po::value(&out)->required(), "output: .csr (binary) or a text edge list")(
+      "transpose", po::bool_switch(&load.csr.transpose), "reverse every edge")(
+      "symmetrize", po::bool_switch(&load.csr.symmetrize), "add the reverse of every edge")(
+      "drop-self-loops", po::bool_switch(&drop_loops), "remove edges (v, v)")(
+      "drop-duplicates", po::bool_switch(&drop_duplicates),
+      "keep only the first copy of repeated edges");
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;
   positional.add("input", 1);
@@ -49,8 +48,8 @@ int RunConvert(const std::vector<std::string>& args) {
     WriteCsrAsEdgeListText(csr, out, "converted by needle from " + input, load.read.threads);
   }
   const CsrReport& r = report.csr;
-  std::printf("%s (%s) -> %s: %llu vertices, %llu edges; input had %llu self-loops",
-              input.c_str(), report.description.c_str(), out.c_str(),
+  std::printf("%s (%s) -> %s: %llu vertices, %llu edges; input had %llu self-loops", input.c_str(),
+              report.description.c_str(), out.c_str(),
               static_cast<unsigned long long>(csr.num_vertices),
               static_cast<unsigned long long>(csr.NumEdges()),
               static_cast<unsigned long long>(r.self_loops));

@@ -19,20 +19,21 @@ int RunGenerate(const std::vector<std::string>& args) {
   bool sorted = false;
   int threads = 0;
   po::options_description options("generate options");
-  options.add_options()
-      ("kind", po::value(&kind)->required(), "generator: rmat")
-      ("scale", po::value(&rmat.scale)->required(), "log2 of the vertex count (1..31)")
-      ("edge-factor", po::value(&rmat.edge_factor)->default_value(16), "edges per vertex")
-      ("seed", po::value(&rmat.seed)->default_value(1), "random seed (same seed, same graph)")
-      ("weighted", po::bool_switch(&rmat.weighted), "integer weights uniform in [1, 255]")
-      ("sorted", po::bool_switch(&sorted), "write edges sorted by source (default: generation order)")
-      ("threads", po::value(&threads)->default_value(0), "worker threads (0: OpenMP default)")
-      ("output,o", po::value(&out)->required(),
-       "output file: .csr for needle's binary CSR, anything else for a text edge list");
+  options.add_options()("kind", po::value(&kind)->required(), "generator: rmat")(
+      "scale", po::value(&rmat.scale)->required(), "log2 of the vertex count (1..31)")(
+      "edge-factor", po::value(&rmat.edge_factor)->default_value(16), "edges per vertex")(
+      "seed", po::value(&rmat.seed)->default_value(1), "random seed (same seed, same graph)")(
+      "weighted", po::bool_switch(&rmat.weighted), "integer weights uniform in [1, 255]")(
+      "sorted", po::bool_switch(&sorted),
+      "write edges sorted by source (default: generation order)")(
+      "threads", po::value(&threads)->default_value(0), "worker threads (0: OpenMP default)")(
+      "output,o", po::value(&out)->required(),
+      "output file: .csr for needle's binary CSR, anything else for a text edge list");
   po::positional_options_description positional;
   positional.add("kind", 1);
-  if (!ParseCommandLine(args, "needle generate rmat --scale S [--edge-factor F] [--seed N] "
-                              "[--weighted] [--sorted] -o OUT",
+  if (!ParseCommandLine(args,
+                        "needle generate rmat --scale S [--edge-factor F] [--seed N] "
+                        "[--weighted] [--sorted] -o OUT",
                         options, positional)) {
     return 0;
   }
@@ -60,10 +61,11 @@ int RunGenerate(const std::vector<std::string>& args) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("wrote %s: %llu vertices, %llu edges in %.2f s\n", out.c_str(),
-              static_cast<unsigned long long>(uint64_t{1} << rmat.scale),
-              static_cast<unsigned long long>(static_cast<uint64_t>(rmat.edge_factor) << rmat.scale),
-              seconds);
+  std::printf(
+      "wrote %s: %llu vertices, %llu edges in %.2f s\n", out.c_str(),
+      static_cast<unsigned long long>(uint64_t{1} << rmat.scale),
+      static_cast<unsigned long long>(static_cast<uint64_t>(rmat.edge_factor) << rmat.scale),
+      seconds);
   return 0;
 }
 

@@ -28,7 +28,9 @@ int RunInfo(const std::vector<std::string>& args) {
   Csr csr = LoadGraph(input, load, &report);
   GraphStats s = ComputeStats(csr, load.read.threads);
 
-  auto line = [](const char* key, unsigned long long value) { std::printf("%-16s %llu\n", key, value); };
+  auto line = [](const char* key, unsigned long long value) {
+    std::printf("%-16s %llu\n", key, value);
+  };
   std::printf("%-16s %s\n", "file:", input.c_str());
   std::string format = report.description;
   if (report.compression != Compression::kNone) {
