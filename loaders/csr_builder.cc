@@ -15,43 +15,21 @@ int ThreadCount(int requested) { return requested > 0 ? requested : omp_get_max_
 // The edge sequence split into `parts` contiguous ranges of (almost) equal size.
 class EdgeRanges {
  public:
-  EdgeRanges(const EdgeList& list, size_t parts) : list_(list), parts_(parts) {
-    starts_.reserve(list.segments.size() + 1);
-    uint64_t total = 0;
-    for (const EdgeSegment& s : list.segments) {
-      starts_.push_back(total);
-      total += s.count;
-    }
-    starts_.push_back(total);
-    total_ = total;
-  }
+  EdgeRanges(const EdgeList& list, size_t parts)
+      : list_(list), parts_(parts), starts_(list.SegmentStarts()) {}
   size_t parts() const { return parts_; }
-  uint64_t total() const { return total_; }
 
   // Calls f(edges, weights or nullptr, count) for each run of part `p`, in input order.
   template <class F>
   void ForEachSpan(size_t p, F&& f) const {
-    uint64_t begin = total_ * p / parts_;
-    uint64_t end = total_ * (p + 1) / parts_;
-    if (begin >= end) return;
-    size_t s = std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin() - 1;
-    for (uint64_t at = begin; at < end; ++s) {
-      const EdgeSegment& seg = list_.segments[s];
-      uint64_t first = at - starts_[s];
-      uint64_t last = std::min<uint64_t>(seg.count, end - starts_[s]);
-      const Edge* e = list_.buffers[seg.buffer].edges.data() + seg.begin + first;
-      const Weight* w =
-          list_.weighted ? list_.buffers[seg.buffer].weights.data() + seg.begin + first : nullptr;
-      f(e, w, last - first);
-      at = starts_[s] + last;
-    }
+    const uint64_t total = starts_.back();
+    list_.ForEachRun(starts_, total * p / parts_, total * (p + 1) / parts_, f);
   }
 
  private:
   const EdgeList& list_;
   size_t parts_;
   std::vector<uint64_t> starts_;
-  uint64_t total_ = 0;
 };
 
 // Exclusive prefix sum of a[0..n) in place, in parallel; returns the total.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "loaders/error.h"
+#include "loaders/parallel.h"
 #include "loaders/temp_file.h"
 
 namespace needle {
@@ -34,23 +35,6 @@ uint64_t HeaderHash(const CsrFileHeader& header, const std::vector<uint64_t>& ta
   uint64_t h = XXH3_64bits_digest(state);
   XXH3_freeState(state);
   return h;
-}
-
-// Runs body(i) for i in [0, count) on a dynamic schedule; rethrows the first exception.
-template <class F>
-void ParallelFor(uint64_t count, int threads, F&& body) {
-  std::exception_ptr error;
-  std::mutex mutex;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (uint64_t i = 0; i < count; ++i) {
-    try {
-      body(i);
-    } catch (...) {
-      std::lock_guard lock(mutex);
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
 }
 
 struct Piece {

@@ -6,6 +6,7 @@
 // what makes the CSR built from them independent of the thread count.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -43,6 +44,37 @@ struct EdgeList {
   std::span<const Weight> Weights(const EdgeSegment& s) const {
     if (!weighted) return {};
     return {buffers[s.buffer].weights.data() + s.begin, s.count};
+  }
+
+  // Start of every segment in the edge sequence, plus the total at the end.
+  std::vector<uint64_t> SegmentStarts() const {
+    std::vector<uint64_t> starts;
+    starts.reserve(segments.size() + 1);
+    uint64_t total = 0;
+    for (const EdgeSegment& s : segments) {
+      starts.push_back(total);
+      total += s.count;
+    }
+    starts.push_back(total);
+    return starts;
+  }
+
+  // Calls f(edges, weights or nullptr, count) for the runs that make up positions
+  // [begin, end) of the edge sequence, in order. `starts` is SegmentStarts().
+  template <class F>
+  void ForEachRun(const std::vector<uint64_t>& starts, uint64_t begin, uint64_t end, F&& f) const {
+    if (begin >= end) return;
+    size_t s = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), begin) -
+                                   starts.begin() - 1);
+    for (uint64_t at = begin; at < end; ++s) {
+      const EdgeSegment& seg = segments[s];
+      const uint64_t first = at - starts[s];
+      const uint64_t last = std::min<uint64_t>(seg.count, end - starts[s]);
+      const EdgeBuffer& b = buffers[seg.buffer];
+      f(b.edges.data() + seg.begin + first,
+        weighted ? b.weights.data() + seg.begin + first : nullptr, last - first);
+      at = starts[s] + last;
+    }
   }
 
   // Calls f(edge, weight) for every edge in input order (serial; for tests and small tools).

@@ -25,6 +25,7 @@
 
 #include "loaders/error.h"
 #include "loaders/huge_array.h"
+#include "loaders/parallel.h"
 #include "loaders/temp_file.h"
 #include "loaders/unique_fd.h"
 
@@ -36,23 +37,6 @@ constexpr uint64_t kBatchEdges = uint64_t{8} << 20;
 // "-1.1754944e-38"), two tabs and a newline, rounded up.
 constexpr size_t kMaxLineBytes = 48;
 constexpr uint64_t kNoEdge = UINT64_MAX;
-
-// Runs body(i) for i in [0, count), one i per thread at a time; rethrows the first exception.
-template <class F>
-void ParallelFor(uint64_t count, int threads, F&& body) {
-  std::exception_ptr error;
-  std::mutex mutex;
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (uint64_t i = 0; i < count; ++i) {
-    try {
-      body(i);
-    } catch (...) {
-      std::lock_guard lock(mutex);
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
-}
 
 inline char* FormatWeight(char* p, Weight w) {
   // 2^53: every float of smaller magnitude that is integral fits an int64 exactly, and
@@ -150,32 +134,12 @@ void WriteText(const std::string& path, const std::string& comment, int threads,
 
 void WriteEdgeListText(const EdgeList& edges, const std::string& path, const std::string& comment,
                        int threads) {
-  // starts[s]: index of the first edge of segment s in the whole sequence.
-  std::vector<uint64_t> starts;
-  starts.reserve(edges.segments.size() + 1);
-  uint64_t total = 0;
-  for (const EdgeSegment& s : edges.segments) {
-    starts.push_back(total);
-    total += s.count;
-  }
-  starts.push_back(total);
+  const std::vector<uint64_t> starts = edges.SegmentStarts();
+  const uint64_t total = starts.back();
   auto for_range = [&](uint64_t begin, uint64_t end, auto&& f) {
-    if (begin >= end) return;
-    size_t s = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), begin) -
-                                   starts.begin() - 1);
-    for (uint64_t at = begin; at < end; ++s) {
-      const EdgeSegment& seg = edges.segments[s];
-      const uint64_t first = at - starts[s];
-      const uint64_t last = std::min(seg.count, end - starts[s]);
-      const Edge* e = edges.buffers[seg.buffer].edges.data() + seg.begin;
-      if (edges.weighted) {
-        const Weight* w = edges.buffers[seg.buffer].weights.data() + seg.begin;
-        for (uint64_t i = first; i < last; ++i) f(e[i].source, e[i].target, w[i]);
-      } else {
-        for (uint64_t i = first; i < last; ++i) f(e[i].source, e[i].target, Weight{1});
-      }
-      at = starts[s] + last;
-    }
+    edges.ForEachRun(starts, begin, end, [&](const Edge* e, const Weight* w, uint64_t count) {
+      for (uint64_t i = 0; i < count; ++i) f(e[i].source, e[i].target, w ? w[i] : Weight{1});
+    });
   };
   WriteText(path, comment, threads, total, edges.weighted, for_range);
 }
