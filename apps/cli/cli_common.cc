@@ -56,6 +56,33 @@ bool ParseCommandLine(const std::vector<std::string>& args, const std::string& u
   return true;
 }
 
+uint64_t ParseMemorySize(const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw UsageError("--memory: expected a size such as 512M or 4G, not '" + text + "'");
+  }
+  std::string unit = text.substr(used);
+  if (unit.size() >= 2 && (unit.substr(1) == "iB" || unit.substr(1) == "B"))
+    unit = unit.substr(0, 1);
+  double scale = 1;
+  if (unit == "K" || unit == "k")
+    scale = 1024.0;
+  else if (unit == "M" || unit == "m")
+    scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "g")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T" || unit == "t")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else if (!unit.empty() && unit != "B") {
+    throw UsageError("--memory: unknown unit '" + unit + "' (use K, M, G or T)");
+  }
+  if (value <= 0) throw UsageError("--memory must be positive");
+  return static_cast<uint64_t>(value * scale);
+}
+
 std::string HumanBytes(double bytes) {
   static const char* kUnits[] = {"B", "KB", "MB", "GB", "TB"};
   int unit = 0;

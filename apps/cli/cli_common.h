@@ -34,6 +34,9 @@ bool ParseCommandLine(const std::vector<std::string>& args, const std::string& u
                       po::options_description& options,
                       const po::positional_options_description& positional);
 
+// "512M", "4G", "1.5GiB", "1073741824" → bytes (K/M/G/T are powers of 1024). Throws UsageError.
+uint64_t ParseMemorySize(const std::string& text);
+
 // "1.23 GB", "512 KB"...
 std::string HumanBytes(double bytes);
 

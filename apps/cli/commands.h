@@ -10,5 +10,6 @@ namespace needle::cli {
 int RunGenerate(const std::vector<std::string>& args);
 int RunConvert(const std::vector<std::string>& args);
 int RunInfo(const std::vector<std::string>& args);
+int RunShard(const std::vector<std::string>& args);
 
 }  // namespace needle::cli

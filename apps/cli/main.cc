@@ -24,7 +24,9 @@ constexpr Command kCommands[] = {
      needle::cli::RunGenerate},
     {"convert", "convert a graph to needle's binary .csr (or to a text edge list)",
      needle::cli::RunConvert},
-    {"info", "print a graph's vertices, edges, self-loops, duplicates, degrees and format",
+    {"shard", "split a graph into a shard set for out-of-core processing, within --memory",
+     needle::cli::RunShard},
+    {"info", "describe a graph file (vertices, edges, degrees, format) or a shard set",
      needle::cli::RunInfo},
 };
 

@@ -1,0 +1,57 @@
+// needle shard: a graph file → a shard set within --memory (reused when it still matches).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "apps/cli/cli_common.h"
+#include "apps/cli/commands.h"
+#include "apps/cli/progress_bar.h"
+#include "shards/shard_set.h"
+#include "shards/sharder.h"
+
+namespace needle::cli {
+
+int RunShard(const std::vector<std::string>& args) {
+  std::string input;
+  std::string memory = "1G";
+  GraphInputOptions input_options;
+  ShardOptions shard;
+  po::options_description options("shard options");
+  options.add_options()("input", po::value(&input)->required(), "graph file")(
+      "memory", po::value(&memory)->default_value("1G"),
+      "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder")(
+      "out", po::value(&shard.out_dir), "shard set directory (default: GRAPH.shards)")(
+      "force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
+  AddGraphInputOptions(options, input_options);
+  po::positional_options_description positional;
+  positional.add("input", 1);
+  if (!ParseCommandLine(args, "needle shard GRAPH [--memory 1G] [--out DIR] [options]", options,
+                        positional)) {
+    return 0;
+  }
+  shard.read = ToReadOptions(input_options);
+  shard.memory_bytes = ParseMemorySize(memory);
+  shard.format_name = input_options.format;
+  shard.weights_name = input_options.weights;
+  shard.threads = input_options.threads;
+  ProgressBar bar({"reading, counting", "bucketing", "sorting, writing"}, "edges");
+  shard.log = [&](const std::string& line) {
+    bar.Finish();
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  shard.progress = [&](int phase, uint64_t done, uint64_t total) {
+    bar.Update(phase, done, total);
+  };
+  ShardReport report = ShardGraph(input, shard);
+  bar.Finish();
+  const Manifest& m = report.manifest;
+  if (report.reused) return 0;
+  std::printf("sharded %s -> %s: %llu vertices, %llu edges, %u intervals, %s written in %.2f s\n",
+              input.c_str(), report.dir.c_str(), static_cast<unsigned long long>(m.num_vertices),
+              static_cast<unsigned long long>(m.num_edges), m.num_intervals(),
+              HumanBytes(static_cast<double>(report.bytes_written)).c_str(), report.seconds);
+  return 0;
+}
+
+}  // namespace needle::cli

@@ -1,0 +1,40 @@
+// Intervals: how the vertex ids are split so that one interval's work fits --memory.
+//
+// The rule (printed by `needle shard`): the engine, working on interval p, holds p's memory
+// shard (its in-edges: target, value and source runs, ≤ 16 B per edge), the windows of p in
+// every other shard (its out-edges: value and runs, ≤ 12 B per edge), p's vertex values
+// (16 B per vertex), and the same again for the next interval being prefetched. So
+//
+//   cost(p) = 2 × (16 × in_edges(p) + 12 × out_edges(p) + 16 × vertices(p))
+//
+// must stay within usable = memory − kReservedBytes (I/O rings, degree arrays and bookkeeping
+// are in the reserve). P = ceil(total cost / usable) intervals, cut in id order where the
+// running cost crosses k × total / P, and split further wherever one would exceed usable.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace needle {
+
+inline constexpr uint64_t kReservedBytes = uint64_t{64} << 20;
+inline constexpr uint64_t kInEdgeBytes = 16;
+inline constexpr uint64_t kOutEdgeBytes = 12;
+inline constexpr uint64_t kVertexBytes = 16;
+
+struct IntervalPlan {
+  std::vector<uint32_t> bounds;  // P + 1 vertex ids: interval p is [bounds[p], bounds[p+1])
+  uint64_t usable_bytes = 0;
+  uint64_t max_cost = 0;  // the largest interval's cost
+  std::string rule;       // one line describing the computation
+  uint32_t num_intervals() const { return static_cast<uint32_t>(bounds.size() - 1); }
+};
+
+// Throws std::invalid_argument when memory is below the reserve or one vertex alone does not
+// fit (naming the vertex and its degrees).
+IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
+                           std::span<const uint32_t> in_degree, uint64_t memory_bytes);
+
+}  // namespace needle

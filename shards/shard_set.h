@@ -1,0 +1,47 @@
+// ShardSet: an opened, checked shard set directory.
+//
+// Open() refuses a set whose manifest is missing, corrupt or of a newer version, or any of
+// whose files is missing, of the wrong size, or (when verifying) fails its digest — naming
+// the file. The window index is held in memory; the shard files are read by the engine
+// through the I/O backends.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shards/manifest.h"
+#include "shards/shard_layout.h"
+
+namespace needle {
+
+class ShardSet {
+ public:
+  // verify_digests: read every file and check its XXH3 against the manifest.
+  static ShardSet Open(const std::string& dir, bool verify_digests = true);
+
+  const std::string& dir() const { return dir_; }
+  const Manifest& manifest() const { return manifest_; }
+  uint32_t num_intervals() const { return manifest_.num_intervals(); }
+  uint32_t interval_begin(uint32_t p) const { return manifest_.bounds[p]; }
+  uint32_t interval_end(uint32_t p) const { return manifest_.bounds[p + 1]; }
+
+  std::string AdjacencyPath(uint32_t shard) const;
+  std::string ValuesPath(uint32_t shard) const;
+  std::string DegreesPath() const;
+  const ShardFileHeader& header(uint32_t shard) const { return headers_[shard]; }
+  // The window of interval q in shard p; Window(p, num_intervals()) holds p's totals.
+  const WindowEntry& Window(uint32_t shard, uint32_t interval) const {
+    return windows_[static_cast<size_t>(shard) * (num_intervals() + 1) + interval];
+  }
+  // Bytes on disk of the files whose names end in `suffix` (".adj", ".val", ".idx", ".bin").
+  uint64_t BytesOf(const std::string& suffix) const;
+
+ private:
+  std::string dir_;
+  Manifest manifest_;
+  std::vector<ShardFileHeader> headers_;
+  std::vector<WindowEntry> windows_;
+};
+
+}  // namespace needle

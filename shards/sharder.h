@@ -1,0 +1,57 @@
+// The sharder: a graph file of any size → a shard set (shard_layout.h) within --memory.
+//
+// Pass 1 streams the input through the block API and counts out- and in-degrees; the
+// interval plan follows from them and the budget (intervals.h). Pass 2 streams the input
+// again and appends every edge to the bucket file of its target's interval. Pass 3 loads one
+// bucket at a time, sorts it by (source, target, weight) in parallel, and writes the shard's
+// adjacency and value files and its part of the window index. Only then the manifest.
+//
+// Everything is written into a temporary sibling directory (DIR.tmp-XXXXXX), every file is
+// fsynced, the manifest is written last, and the directory is renamed into place (an older
+// set at DIR is moved aside and removed). A killed sharder leaves at most a temporary
+// directory, which no reader trusts and the next run removes; any error removes it at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "loaders/text_reader.h"
+#include "shards/intervals.h"
+#include "shards/manifest.h"
+
+namespace needle {
+
+struct ShardOptions {
+  uint64_t memory_bytes = uint64_t{1} << 30;
+  ReadOptions read;                  // format, weights, threads of the input reader
+  std::string format_name = "auto";  // as given on the command line (recorded)
+  std::string weights_name = "auto";
+  std::string out_dir;  // default: GRAPH.shards
+  bool force = false;   // rebuild even when a matching set exists
+  int threads = 0;      // 0: OpenMP default
+  // Progress and messages (reuse decisions, the interval rule); may be empty.
+  std::function<void(const std::string&)> log;
+  // Progress callback: phase (1..3), units done, units total. May be empty.
+  std::function<void(int, uint64_t, uint64_t)> progress;
+};
+
+struct ShardReport {
+  std::string dir;
+  bool reused = false;
+  std::string rebuild_reason;  // why an existing set was not reused (empty if none existed)
+  Manifest manifest;
+  IntervalPlan plan;
+  uint64_t bytes_written = 0;  // shard set + bucket files
+  double seconds = 0;
+};
+
+// Shards `input` unless a valid set built from it with the same choices already exists.
+// Throws Error for bad input or I/O failure (nothing half-written stays behind) and
+// std::invalid_argument when the budget cannot work.
+ShardReport ShardGraph(const std::string& input, const ShardOptions& options);
+
+// The default output directory for `input`: "<input>.shards".
+std::string DefaultShardDir(const std::string& input);
+
+}  // namespace needle
