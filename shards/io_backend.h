@@ -8,6 +8,29 @@
 // until their batch has been waited for; the destructor waits for whatever is in flight.
 // So a caller can have the next interval's reads in flight while it computes on the current.
 //
+// The two backends:
+//  - io_uring: one ring per backend, at most options.queue_depth requests in the kernel at a
+//    time. Submit() queues the batch, puts as much of it in the ring as fits and submits once;
+//    the rest goes in as earlier requests complete, while the caller is in Wait() (or in a
+//    later Submit()). So a batch larger than the ring is fine: it is submitted in rounds.
+//  - pread: one worker thread per backend executes the queued batches in order with
+//    pread/pwrite, so reads overlap the caller's computation here too (though not each other).
+//
+// Contract details both backends keep (the tests check them):
+//  - Wait() on a ticket that is unknown, already waited for, or of an empty batch returns at
+//    once. Every ticket whose result matters must be waited for: a failed batch reports its
+//    error only from its own Wait().
+//  - A failing request fails its batch: Wait() throws the first error after the batch's other
+//    requests still in the kernel have finished (buffers are never written after Wait()
+//    returns or throws); requests of that batch not yet started are dropped. Other batches
+//    are not affected, and the backend stays usable.
+//  - Reading past the end of a file is an error ("unexpected end of file", at the byte where
+//    the file ended). A file meant for direct reads should therefore have a size that is a
+//    multiple of kDirectAlignment (pad it).
+//  - The destructor waits for the transfers the kernel has started and abandons the rest.
+//  - Byte counters are counted once per completed request, in the caller's thread (inside
+//    Submit() or Wait()); after a Wait() they include at least every request of that batch.
+//
 // Files opened with direct I/O (O_DIRECT, where the file system allows it) need requests whose
 // buffer address, offset and length are multiples of kDirectAlignment (use AlignedBuffer);
 // Submit() rejects others. Byte counters per file kind feed the engine's statistics.
@@ -25,20 +48,22 @@
 
 namespace needle {
 
+class Error;
+
 inline constexpr size_t kDirectAlignment = 4096;
 
 enum class IoKind { kAuto, kUring, kPread };
-std::string_view IoKindName(IoKind kind);       // "auto", "uring", "pread"
-IoKind ParseIoKind(std::string_view name);       // throws std::invalid_argument
+std::string_view IoKindName(IoKind kind);   // "auto", "uring", "pread"
+IoKind ParseIoKind(std::string_view name);  // also takes "io_uring"; throws std::invalid_argument
 
 // What a file holds, for the byte counters.
 enum class FileKind : int { kAdjacency = 0, kValues, kDynamic, kVertices, kOther, kCount };
-std::string_view FileKindName(FileKind kind);    // "adjacency", "values", ...
+std::string_view FileKindName(FileKind kind);  // "adjacency", "values", ...
 
 struct IoOptions {
   IoKind kind = IoKind::kAuto;
   bool direct = false;           // O_DIRECT where the file system allows it (cold-cache runs)
-  unsigned queue_depth = 64;     // io_uring submission queue entries
+  unsigned queue_depth = 64;     // io_uring: most requests in the kernel at once (1..32768)
   bool register_buffers = true;  // io_uring fixed buffers when RLIMIT_MEMLOCK allows
   // Fault injection for tests (also settable by NEEDLE_IO_INJECT=setup-fail,short-io):
   bool inject_setup_failure = false;  // io_uring setup fails as if refused (EPERM)
@@ -60,14 +85,19 @@ class IoFile {
   const std::string& path() const { return path_; }
   FileKind kind() const { return kind_; }
   bool direct() const { return direct_; }  // opened with O_DIRECT
+  bool writable() const { return writable_; }
   int fd() const { return fd_.get(); }
-  uint64_t size() const;                   // current size (fstat)
+  uint64_t size() const;  // current size (fstat); throws Error
+  // Closes the descriptor now; path() stays for error messages. Requests on a closed file
+  // are rejected by Submit(). The caller makes sure none is in flight.
+  void Close() { fd_.Reset(); }
 
  private:
   friend class IoBackend;
   std::string path_;
   FileKind kind_ = FileKind::kOther;
   bool direct_ = false;
+  bool writable_ = false;
   UniqueFd fd_;
 };
 
@@ -75,33 +105,58 @@ struct IoRequest {
   const IoFile* file = nullptr;
   uint64_t offset = 0;
   void* buffer = nullptr;
-  size_t length = 0;
+  size_t length = 0;  // 0: nothing to do (the request completes at once)
   bool write = false;
 };
+
+class AlignedBuffer;
 
 class IoBackend {
  public:
   using Ticket = uint64_t;
 
   // Creates the backend `options.kind` asks for. kAuto tries io_uring and falls back to pread
-  // when setup is refused (EPERM, ENOSYS: containers, kernel.io_uring_disabled) or the build
-  // has no liburing, writing the reason to *note (one line) if given. kUring fails with Error
-  // when io_uring is refused.
+  // when the ring cannot be set up (EPERM, EACCES, ENOSYS: containers,
+  // kernel.io_uring_disabled; or any other setup failure), writing the reason to *note (one
+  // line, e.g. "io_uring unavailable (Operation not permitted); using pread") if given. kUring
+  // fails with Error when io_uring is refused. NEEDLE_IO_INJECT (comma-separated
+  // "setup-fail", "short-io") adds to the injection options. Throws std::invalid_argument for
+  // a queue depth outside 1..32768.
   static std::unique_ptr<IoBackend> Create(const IoOptions& options, std::string* note = nullptr);
   virtual ~IoBackend() = default;
+  IoBackend(const IoBackend&) = delete;
+  IoBackend& operator=(const IoBackend&) = delete;
 
   virtual std::string_view name() const = 0;  // "io_uring" or "pread"
 
   // Opens `path`. With options.direct, O_DIRECT is probed and used where the file system
   // accepts it (else the file is opened buffered, and direct() says so). `create` truncates
-  // or creates the file for writing. Throws Error.
+  // or creates the file for writing (and implies `writable`). Throws Error.
   IoFile Open(const std::string& path, FileKind kind, bool writable, bool create = false);
 
+  // Checks every request (CheckRequest) before starting any, so a rejected batch starts
+  // nothing. Throws Error.
   virtual Ticket Submit(std::span<const IoRequest> requests) = 0;
   virtual void Wait(Ticket ticket) = 0;
   void Run(std::span<const IoRequest> requests) { Wait(Submit(requests)); }
 
+  // io_uring: registers `buffers` as the ring's fixed buffers (replacing any earlier set), so
+  // that requests whose buffer lies wholly inside one of them skip the per-request page
+  // pinning. Waits for everything in flight first. Returns false, and nothing is registered,
+  // when the backend has no use for it (pread, options.register_buffers off) or the kernel
+  // refuses (RLIMIT_MEMLOCK too small, a buffer over 1 GiB); requests then simply use plain
+  // reads. The buffers must outlive the registration: call UnregisterBuffers() (or destroy
+  // the backend) before freeing one, or a later request at a reused address could land in the
+  // old, still pinned pages.
+  virtual bool RegisterBuffers(std::span<AlignedBuffer* const> buffers) {
+    (void)buffers;
+    return false;
+  }
+  virtual void UnregisterBuffers() {}
+
   const IoCounters& counters() const { return counters_; }
+  // Completed requests that went through registered (fixed) buffers.
+  uint64_t fixed_buffer_requests() const { return fixed_buffer_requests_; }
   const IoOptions& options() const { return options_; }
 
  protected:
@@ -110,14 +165,31 @@ class IoBackend {
     auto k = static_cast<size_t>(r.file->kind());
     (r.write ? counters_.written : counters_.read)[k] += r.length;
   }
-  // Throws Error unless the request suits its file (alignment for direct files, non-null).
+  // Throws Error unless the request suits its file (alignment for direct files, non-null,
+  // open, writable for writes).
   static void CheckRequest(const IoRequest& r);
+
+  // How many bytes the next transfer of `r` asks for, `done` bytes being done: the rest, at
+  // most kMaxTransfer, cut to half the rest (whole alignment units for direct files) when
+  // options.inject_short_io is set.
+  size_t TransferLength(const IoRequest& r, uint64_t done) const;
+  // The errors a failed transfer turns into: a system error at r.offset + done, and the end
+  // of the file reached at r.offset + done (a read returned 0, or less than a whole block on
+  // a direct file).
+  static Error TransferError(const IoRequest& r, uint64_t done, int sys_errno);
+  static Error EndOfFileError(const IoRequest& r, uint64_t done);
+
+  // One transfer's limit: the kernel takes at most 2 GiB - 4 KiB per read(2) and a 32-bit
+  // length per io_uring request.
+  static constexpr size_t kMaxTransfer = size_t{1} << 30;
 
   IoOptions options_;
   IoCounters counters_;
+  uint64_t fixed_buffer_requests_ = 0;
 };
 
-// A move-only buffer aligned for direct I/O, its size rounded up to kDirectAlignment.
+// A move-only buffer aligned for direct I/O, its size rounded up to kDirectAlignment. The
+// bytes are not initialised. Throws std::bad_alloc.
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
@@ -137,7 +209,9 @@ class AlignedBuffer {
 };
 
 inline uint64_t AlignDown(uint64_t x) { return x / kDirectAlignment * kDirectAlignment; }
-inline uint64_t AlignUp(uint64_t x) { return (x + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment; }
+inline uint64_t AlignUp(uint64_t x) {
+  return (x + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
+}
 
 // For cold-cache benchmarks: fsyncs `path` and asks the kernel to drop its cached pages
 // (posix_fadvise POSIX_FADV_DONTNEED). Throws Error if it cannot open the file.

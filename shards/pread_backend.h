@@ -1,0 +1,13 @@
+// The pread/pwrite backend (private to shards/io_backend.cc): the fallback where io_uring is
+// refused. One worker thread per backend executes the submitted batches in order.
+#pragma once
+
+#include <memory>
+
+#include "shards/io_backend.h"
+
+namespace needle {
+
+std::unique_ptr<IoBackend> MakePreadBackend(const IoOptions& options);
+
+}  // namespace needle
