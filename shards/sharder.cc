@@ -162,10 +162,11 @@ class Sharder {
     RemoveLeftovers(dir_);
     TempDir temp(dir_);
     tmp_ = temp.path();
-    CountAndCopy();
+    CountDegrees();
     report_.plan = PlanIntervals(out_degree_.span(), in_degree_.span(), BudgetForIntervals());
-    Log(report_.plan.rule + "; budget = --memory - " + std::to_string((8 * num_vertices_) >> 20) +
-        " MiB of degree arrays");
+    BuildIntervalTable();
+    Log(report_.plan.rule + "; budget = --memory - " + std::to_string((12 * num_vertices_) >> 20) +
+        " MiB of degree arrays and interval table");
     Bucket();
     WriteShards();
     WriteDegrees();
@@ -198,9 +199,9 @@ class Sharder {
   uint64_t Usable() const {
     return options_.memory_bytes > kReservedBytes ? options_.memory_bytes - kReservedBytes : 0;
   }
-  // The degree arrays stay resident while the intervals are planned: take them off the budget.
+  // The degree arrays and the vertex → interval table stay resident: take them off the budget.
   uint64_t BudgetForIntervals() const {
-    const uint64_t degrees = 8 * num_vertices_;
+    const uint64_t degrees = 12 * num_vertices_;
     if (options_.memory_bytes <= degrees + kReservedBytes) {
       throw std::invalid_argument("--memory " + std::to_string(options_.memory_bytes >> 20) +
                                   " MiB cannot hold the degree arrays of " +
@@ -210,28 +211,54 @@ class Sharder {
     return options_.memory_bytes - degrees;
   }
 
-  // Pass 1: read the input once through the block API; count degrees; keep a binary copy.
-  void CountAndCopy() {
-    GraphReaderOptions reader_options;
-    reader_options.read = options_.read;
+  GraphReaderOptions ReaderOptions() const {
+    GraphReaderOptions o;
+    o.read = options_.read;
     // The text reader holds a chunk of text and its parsed edges: keep it to 1/8 of the budget.
-    reader_options.read.chunk_bytes = std::clamp<uint64_t>(Usable() / 16, 1 << 20, 64 << 20);
-    std::unique_ptr<GraphReader> reader = GraphReader::Open(input_, reader_options);
+    o.read.chunk_bytes = std::clamp<uint64_t>(Usable() / 16, 1 << 20, 64 << 20);
+    return o;
+  }
+  uint64_t BlockEdges() const { return std::clamp<uint64_t>(Usable() / 8 / 24, 1 << 16, 8 << 20); }
+
+  // Reads the whole input through the block API, calling f(block) for each block.
+  template <class F>
+  void ReadInput(F&& f) {
+    std::unique_ptr<GraphReader> reader = GraphReader::Open(input_, ReaderOptions());
     weighted_ = reader->weighted();
-    const uint64_t block = std::clamp<uint64_t>(Usable() / 8 / 24, 1 << 16, 8 << 20);
+    const uint64_t block = BlockEdges();
     HugeArray<VertexId> sources(block), targets(block);
     HugeArray<Weight> weights(weighted_ ? block : 0);
-    std::vector<Record> records(block);
-    copy_ = std::make_unique<RecordFile>(tmp_ + "/edges.bin",
-                                         std::clamp<uint64_t>(block, 1 << 16, 1 << 20));
     const EdgeBuffers buffers{sources.span(), targets.span(), weights.span()};
+    for (uint64_t position = 0;;) {
+      const EdgeBlock b = reader->ReadEdges(position, buffers);
+      if (b.size() == 0) break;
+      f(b);
+      position += b.size();
+    }
+    num_vertices_ = std::max(num_vertices_, reader->num_vertices().value_or(0));
+    reader->Close();
+  }
+
+  void ToRecords(const EdgeBlock& b, Record* out) const {
+#pragma omp parallel for num_threads(threads_)
+    for (uint64_t i = 0; i < b.size(); ++i) {
+      out[i] = Record{b.sources[i], b.targets[i], weighted_ ? b.weights[i] : 1.0f};
+    }
+  }
+
+  // Pass 1: count degrees. A compressed input is also copied in binary form, so that pass 2
+  // does not decompress it again; plain text and .csr inputs are simply read twice.
+  void CountDegrees() {
+    std::unique_ptr<RecordFile> copy;
+    std::vector<Record> records;
+    if (InputIsCompressed()) {
+      copy = std::make_unique<RecordFile>(tmp_ + "/edges.bin", 1 << 18);
+      records.resize(BlockEdges());
+    }
     uint64_t position = 0;
     uint64_t vertices = 0;
-    const std::optional<uint64_t> total = reader->num_edges();
-    for (;;) {
-      const EdgeBlock b = reader->ReadEdges(position, buffers);
+    ReadInput([&](const EdgeBlock& b) {
       const uint64_t count = b.size();
-      if (count == 0) break;
       VertexId top = 0;
 #pragma omp parallel for num_threads(threads_) reduction(max : top)
       for (uint64_t i = 0; i < count; ++i) top = std::max({top, b.sources[i], b.targets[i]});
@@ -241,21 +268,39 @@ class Sharder {
       }
       uint32_t* out = out_degree_.data();
       uint32_t* in = in_degree_.data();
-#pragma omp parallel for num_threads(threads_)
-      for (uint64_t i = 0; i < count; ++i) {
-        std::atomic_ref<uint32_t>(out[b.sources[i]]).fetch_add(1, std::memory_order_relaxed);
-        std::atomic_ref<uint32_t>(in[b.targets[i]]).fetch_add(1, std::memory_order_relaxed);
-        records[i] = Record{b.sources[i], b.targets[i], weighted_ ? b.weights[i] : 1.0f};
+      // Each thread owns a range of vertex ids and counts only those: every thread reads the
+      // whole block (sequentially), but no counter is shared, so no atomics.
+#pragma omp parallel num_threads(threads_)
+      {
+        const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
+        const uint64_t nt = static_cast<uint64_t>(omp_get_num_threads());
+        const VertexId lo = static_cast<VertexId>(vertices * t / nt);
+        const VertexId hi = static_cast<VertexId>(vertices * (t + 1) / nt);
+        for (uint64_t i = 0; i < count; ++i) {
+          const VertexId u = b.sources[i], v = b.targets[i];
+          if (u >= lo && u < hi) ++out[u];
+          if (v >= lo && v < hi) ++in[v];
+        }
       }
-      copy_->Append(records.data(), count);
+      if (copy) {
+        ToRecords(b, records.data());
+        copy->Append(records.data(), count);
+      }
       position += count;
-      Progress(1, position, total.value_or(0));
-    }
-    copy_->Flush();
+      Progress(1, position, 0);
+    });
+    if (copy) copy->Flush();
+    copy_ = std::move(copy);
     num_edges_ = position;
-    num_vertices_ = std::max(vertices, reader->num_vertices().value_or(0));
+    num_vertices_ = std::max(num_vertices_, vertices);
     GrowDegrees(num_vertices_);
-    reader->Close();
+  }
+
+  bool InputIsCompressed() const {
+    UniqueFd fd = OpenForReading(input_);
+    unsigned char head[6] = {};
+    const ssize_t n = ::pread(fd.get(), head, sizeof(head), 0);
+    return n > 0 && DetectCompression(head, static_cast<size_t>(n)) != Compression::kNone;
   }
 
   void GrowDegrees(uint64_t n) {
@@ -267,12 +312,17 @@ class Sharder {
     std::fill(in_degree_.begin() + old, in_degree_.end(), 0u);
   }
 
-  uint32_t IntervalOf(VertexId v) const {
+  uint32_t IntervalOf(VertexId v) const { return interval_of_[v]; }
+
+  void BuildIntervalTable() {
     const auto& b = report_.plan.bounds;
-    return static_cast<uint32_t>(std::upper_bound(b.begin(), b.end(), v) - b.begin() - 1);
+    interval_of_.Resize(num_vertices_);
+    for (uint32_t p = 0; p + 1 < b.size(); ++p) {
+      std::fill(interval_of_.begin() + b[p], interval_of_.begin() + b[p + 1], p);
+    }
   }
 
-  // Pass 2: the binary copy → one bucket file per interval (by target).
+  // Pass 2: the input again (or its binary copy) → one bucket file per interval (by target).
   void Bucket() {
     const uint32_t p_count = report_.plan.num_intervals();
     const uint64_t per_bucket =
@@ -281,15 +331,13 @@ class Sharder {
       buckets_.push_back(
           std::make_unique<RecordFile>(tmp_ + "/bucket-" + std::to_string(p), per_bucket));
     }
-    const uint64_t block =
-        std::clamp<uint64_t>(Usable() / 8 / (2 * sizeof(Record)), 1 << 16, 8 << 20);
+    const uint64_t block = BlockEdges();
     std::vector<Record> in(block), grouped(block);
     std::vector<uint32_t> interval(block);
     std::vector<uint64_t> counts(static_cast<size_t>(threads_) * p_count);
     std::vector<uint64_t> bucket_start(p_count + 1);
-    for (uint64_t first = 0; first < num_edges_; first += block) {
-      const uint64_t count = std::min(block, num_edges_ - first);
-      copy_->Read(first, in.data(), count);
+    uint64_t done = 0;
+    auto partition = [&](uint64_t count) {
       std::fill(counts.begin(), counts.end(), 0);
       // A stable counting partition: bucket by bucket, thread slices in input order, so the
       // bucket files' contents do not depend on the thread count.
@@ -321,12 +369,26 @@ class Sharder {
         buckets_[p]->Append(grouped.data() + bucket_start[p],
                             bucket_start[p + 1] - bucket_start[p]);
       }
-      Progress(2, first + count, num_edges_);
+      done += count;
+      Progress(2, done, num_edges_);
+    };
+    if (copy_) {
+      for (uint64_t first = 0; first < num_edges_; first += block) {
+        const uint64_t count = std::min(block, num_edges_ - first);
+        copy_->Read(first, in.data(), count);
+        partition(count);
+      }
+      const std::string copy_path = copy_->path();
+      copy_.reset();
+      fs::remove(copy_path);
+    } else {
+      ReadInput([&](const EdgeBlock& b) {
+        ToRecords(b, in.data());
+        partition(b.size());
+      });
+      if (done != num_edges_) throw Error(input_, "the input changed while it was being sharded");
     }
     for (auto& b : buckets_) b->Flush();
-    std::error_code ignored;
-    copy_.reset();
-    fs::remove(tmp_ + "/edges.bin", ignored);
   }
 
   // Pass 3: each bucket, sorted, becomes a shard.
@@ -336,13 +398,15 @@ class Sharder {
     uint64_t done = 0;
     for (uint32_t p = 0; p < p_count; ++p) {
       const uint64_t e = buckets_[p]->records();
-      HugeArray<Record> edges(e);
-      buckets_[p]->Read(0, edges.data(), e);
+      // Both arrays are reused from shard to shard: no fresh pages to fault in and zero.
+      edges_.Resize(e);
+      scratch_.Resize(e);
+      buckets_[p]->Read(0, edges_.data(), e);
       const std::string bucket_path = buckets_[p]->path();
       buckets_[p].reset();
       fs::remove(bucket_path);
-      SortBySource(edges);
-      WriteShard(p, edges);
+      SortBySource(edges_, scratch_);
+      WriteShard(p, edges_);
       done += e;
       Progress(3, done, num_edges_);
     }
@@ -351,23 +415,75 @@ class Sharder {
     AddFile(kWindowsName, w.position(), w.Finish());
   }
 
-  // Groups by the high bits of the source (a counting pass), then sorts each small group.
-  void SortBySource(HugeArray<Record>& edges) const {
+  // Sorts by (source, target, weight bits) — a total order, so the result is deterministic —
+  // in linear time: a parallel counting pass groups the records by the high bits of the
+  // source (≤ 1024 groups: the scatter stays cache-friendly), then each group is counting-
+  // sorted by its exact source, and each source's few records are sorted by target.
+  void SortBySource(HugeArray<Record>& edges, HugeArray<Record>& scratch) const {
     const uint64_t e = edges.size();
     if (e < 2) return;
-    int shift = 0;
-    while ((num_vertices_ >> shift) > (uint64_t{1} << 16)) ++shift;
+    int bits = 0;
+    while ((uint64_t{1} << bits) < num_vertices_) ++bits;
+    const int shift = std::clamp(bits - 10, 0, 16);
     const uint64_t groups = (num_vertices_ >> shift) + 1;
-    std::vector<uint64_t> start(groups + 1, 0);
-    for (uint64_t i = 0; i < e; ++i) ++start[(edges[i].source >> shift) + 1];
-    for (uint64_t g = 0; g < groups; ++g) start[g + 1] += start[g];
-    HugeArray<Record> grouped(e);
-    std::vector<uint64_t> cursor(start.begin(), start.end() - 1);
-    for (uint64_t i = 0; i < e; ++i) grouped[cursor[edges[i].source >> shift]++] = edges[i];
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 64)
-    for (uint64_t g = 0; g < groups; ++g)
-      std::sort(grouped.begin() + start[g], grouped.begin() + start[g + 1]);
-    edges = std::move(grouped);
+    std::vector<uint64_t> counts(static_cast<size_t>(threads_) * groups);
+    std::vector<uint64_t> start(groups + 1);
+#pragma omp parallel num_threads(threads_)
+    {
+      const int t = omp_get_thread_num();
+      const int nt = omp_get_num_threads();
+      const uint64_t lo = e * t / nt, hi = e * (t + 1) / nt;
+      uint64_t* c = counts.data() + static_cast<size_t>(t) * groups;
+      for (uint64_t i = lo; i < hi; ++i) ++c[edges[i].source >> shift];
+#pragma omp barrier
+#pragma omp single
+      {
+        uint64_t at = 0;
+        for (uint64_t g = 0; g < groups; ++g) {
+          start[g] = at;
+          for (int u = 0; u < nt; ++u) {
+            uint64_t& slot = counts[static_cast<size_t>(u) * groups + g];
+            const uint64_t n = slot;
+            slot = at;
+            at += n;
+          }
+        }
+        start[groups] = at;
+      }
+      for (uint64_t i = lo; i < hi; ++i) scratch[c[edges[i].source >> shift]++] = edges[i];
+#pragma omp barrier
+      std::vector<uint64_t> local(size_t{1} << shift);
+#pragma omp for schedule(dynamic, 4)
+      for (uint64_t g = 0; g < groups; ++g) {
+        const uint64_t begin = start[g], end = start[g + 1];
+        const uint32_t base = static_cast<uint32_t>(g << shift);
+        std::fill(local.begin(), local.end(), 0);
+        for (uint64_t i = begin; i < end; ++i) ++local[scratch[i].source - base];
+        uint64_t at = begin;
+        for (uint64_t& slot : local) {
+          const uint64_t n = slot;
+          slot = at;
+          at += n;
+        }
+        for (uint64_t i = begin; i < end; ++i)
+          edges[local[scratch[i].source - base]++] = scratch[i];
+        // local[k] now ends source base + k's run: sort each run by target.
+        uint64_t run_begin = begin;
+        for (uint64_t run_end : local) {
+          if (run_end - run_begin > 16) {
+            std::sort(edges.begin() + run_begin, edges.begin() + run_end);
+          } else {
+            for (uint64_t i = run_begin + 1; i < run_end; ++i) {  // short runs: insertion sort
+              const Record r = edges[i];
+              uint64_t j = i;
+              for (; j > run_begin && r < edges[j - 1]; --j) edges[j] = edges[j - 1];
+              edges[j] = r;
+            }
+          }
+          run_begin = run_end;
+        }
+      }
+    }
   }
 
   void WriteShard(uint32_t p, const HugeArray<Record>& edges) {
@@ -448,6 +564,8 @@ class Sharder {
   uint64_t num_vertices_ = 0;
   uint64_t num_edges_ = 0;
   HugeArray<uint32_t> out_degree_, in_degree_;
+  HugeArray<uint32_t> interval_of_;
+  HugeArray<Record> edges_, scratch_;  // pass 3's bucket and sort buffers
   std::unique_ptr<RecordFile> copy_;
   std::vector<std::unique_ptr<RecordFile>> buckets_;
   std::vector<WindowEntry> windows_;
