@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# shard_bench: sharding time, CPU time and peak RSS for a generated R-MAT graph with --memory
+# at a quarter of the input's size, against the disk's raw bandwidth measured in the same run.
+#
+# Usage: bench/shard_bench.sh [SCALE=22] [REPEATS=3] [DIR=/tmp/needle-shard-bench]
+# Needs a build in build/ (bash scripts/build.sh). Prints medians and ratios:
+#   - input bytes / wall second against io_bench's sequential read ceiling,
+#   - edges per CPU-second (user + sys) against GraphChi's measured 3.4 M (target: 5x),
+#   - peak RSS against the budget.
+# OMP_WAIT_POLICY=passive keeps idle OpenMP threads from spinning into the CPU-time figure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scale=${1:-22}
+repeats=${2:-3}
+dir=${3:-/tmp/needle-shard-bench}
+needle=build/apps/needle
+mkdir -p "$dir"
+graph="$dir/rmat$scale.el"
+[ -f "$graph" ] || "$needle" generate rmat --scale "$scale" --edge-factor 16 --seed 1 -o "$graph" >/dev/null
+bytes=$(stat -c %s "$graph")
+memory_mb=$(( bytes / 4 / 1048576 ))
+echo "input: $graph ($(( bytes / 1000000 )) MB), --memory ${memory_mb}M (1/4 of the input)"
+
+echo "--- raw bandwidth of this disk (io_bench, 1 GiB file) ---"
+build/bench/io_bench --dir "$dir/io" --size-mb 1024 --repeats 3 | tee "$dir/io.txt"
+# The best buffered-cold or direct sequential read figure is the ceiling for a cold pass.
+ceiling=$(awk '/read/ && /GB\/s/ { for (i = 1; i <= NF; ++i) if ($i ~ /^[0-9.]+$/ && $i + 0 > max) max = $i + 0 } END { print max + 0 }' "$dir/io.txt")
+
+echo "--- sharding, $repeats runs ---"
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+rm -f "$dir/runs.txt"
+for run in $(seq "$repeats"); do
+  /usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" \
+    "$needle" shard "$graph" --memory "${memory_mb}M" --out "$dir/shards" --force >"$dir/log.txt"
+  read -r wall user sys rss_kb <"$dir/time.txt"
+  echo "$wall $user $sys $rss_kb" >>"$dir/runs.txt"
+  echo "run $run: wall ${wall}s user ${user}s sys ${sys}s peak RSS $(( rss_kb / 1024 )) MiB"
+done
+head -1 "$dir/log.txt"
+edges=$(sed -n 's/.* \([0-9]*\) edges.*/\1/p' "$dir/log.txt" | tail -1)
+sort -n "$dir/runs.txt" | awk -v r="$repeats" -v bytes="$bytes" -v edges="$edges" \
+    -v mem="$memory_mb" -v ceiling="$ceiling" '
+  { wall[NR] = $1; cpu[NR] = $2 + $3; rss[NR] = $4 }
+  END {
+    m = int((r + 1) / 2); w = wall[m];
+    n = asort(cpu); c = cpu[int((n + 1) / 2)];
+    n = asort(rss); peak = rss[n] / 1024;
+    printf "median wall %.2f s: %.0f MB/s of input (%.2f of the raw read ceiling %.2f GB/s)\n",
+           w, bytes / w / 1e6, (bytes / w / 1e9) / ceiling, ceiling;
+    printf "median CPU %.2f s: %.1f M edges per CPU-second = %.1fx GraphChi (3.4 M; target 5x)\n",
+           c, edges / c / 1e6, edges / c / 1e6 / 3.4;
+    printf "peak RSS %.0f MiB of the %d MiB budget (%.0f%%)\n", peak, mem, 100 * peak / mem;
+  }'
+rm -rf "$dir/shards" "$dir/io"
