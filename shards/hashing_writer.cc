@@ -1,38 +1,53 @@
 #include "shards/hashing_writer.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "loaders/error.h"
+#include "loaders/unique_fd.h"
 #include "shards/shard_layout.h"
 
 namespace needle {
 
-HashingWriter::HashingWriter(std::string path, size_t buffer_bytes)
-    : path_(std::move(path)), buffer_(buffer_bytes), state_(XXH3_createState()) {
+HashingWriter::HashingWriter(IoBackend& backend, std::string path, FileKind kind)
+    : backend_(backend), path_(std::move(path)), state_(XXH3_createState()) {
   if (state_ == nullptr) throw std::bad_alloc();
   XXH3_64bits_reset(state_);
-  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) ThrowSystemError(path_, "cannot create");
-  fd_ = UniqueFd(fd);
+  file_ = backend_.Open(path_, kind, /*writable=*/true, /*create=*/true);
+  buffers_[0] = AlignedBuffer(kBufferBytes);
+  buffers_[1] = AlignedBuffer(kBufferBytes);
 }
 
-HashingWriter::~HashingWriter() { XXH3_freeState(state_); }
+HashingWriter::~HashingWriter() {
+  for (int slot = 0; slot < 2; ++slot) {
+    try {
+      WaitFor(slot);
+    } catch (...) {  // the error was or will be reported by Finish(); nothing may escape here
+    }
+  }
+  XXH3_freeState(state_);
+}
+
+void HashingWriter::WaitFor(int slot) {
+  if (!pending_[slot]) return;
+  pending_[slot] = false;
+  backend_.Wait(tickets_[slot]);
+}
 
 void HashingWriter::Write(const void* data, size_t bytes) {
   const char* in = static_cast<const char*>(data);
   XXH3_64bits_update(state_, in, bytes);
   while (bytes > 0) {
-    const size_t n = std::min(bytes, buffer_.size() - buffered_);
-    std::memcpy(buffer_.data() + buffered_, in, n);
+    const size_t n = std::min(bytes, kBufferBytes - buffered_);
+    std::memcpy(buffers_[current_].data() + buffered_, in, n);
     buffered_ += n;
     in += n;
     bytes -= n;
-    if (buffered_ == buffer_.size()) Flush();
+    if (buffered_ == kBufferBytes) Flush();
   }
 }
 
@@ -46,17 +61,26 @@ void HashingWriter::PadTo(uint64_t alignment) {
   }
 }
 
+// Hands the current buffer to the backend and switches to the other one, first waiting
+// until the backend is done with it.
 void HashingWriter::Flush() {
-  WriteFully(fd_.get(), path_, buffer_.data(), buffered_, written_);
+  if (buffered_ == 0) return;
+  const IoRequest request{&file_, written_, buffers_[current_].data(), buffered_, /*write=*/true};
+  tickets_[current_] = backend_.Submit({&request, 1});
+  pending_[current_] = true;
   written_ += buffered_;
   buffered_ = 0;
+  current_ ^= 1;
+  WaitFor(current_);
 }
 
 uint64_t HashingWriter::Finish() {
   PadTo(kShardAlignment);
   Flush();
-  if (fsync(fd_.get()) != 0) ThrowSystemError(path_, "cannot fsync");
-  fd_.Reset();
+  WaitFor(0);
+  WaitFor(1);
+  if (fsync(file_.fd()) != 0) ThrowSystemError(path_, "cannot fsync");
+  file_.Close();
   return XXH3_64bits_digest(state_);
 }
 

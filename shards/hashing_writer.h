@@ -1,6 +1,8 @@
-// HashingWriter: writes a new file sequentially through a buffer, hashing every byte
-// (XXH3-64) as it goes, so the manifest gets each file's digest without reading it back.
-// Finish() pads the file to a 4 KiB multiple (O_DIRECT readers), fsyncs and closes it.
+// HashingWriter: writes a new shard file sequentially through an I/O backend (io_uring or
+// pread/pwrite, O_DIRECT when asked and allowed), hashing every byte (XXH3-64) as it goes so
+// the manifest gets each file's digest without reading it back. Two aligned buffers
+// alternate: one is being written by the backend while the other fills. Finish() pads the
+// file to a 4 KiB multiple (O_DIRECT readers and writers need it), waits, fsyncs and closes.
 // FileDigest() computes the same digest of an existing file, for verification.
 #pragma once
 
@@ -8,30 +10,38 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
-#include "loaders/unique_fd.h"
+#include "shards/io_backend.h"
 
 namespace needle {
 
 class HashingWriter {
  public:
-  explicit HashingWriter(std::string path, size_t buffer_bytes = size_t{4} << 20);  // throws Error
-  ~HashingWriter();
+  static constexpr size_t kBufferBytes = size_t{4} << 20;
+
+  // Creates (truncates) `path`. The backend must outlive the writer. Throws Error.
+  HashingWriter(IoBackend& backend, std::string path, FileKind kind);
+  ~HashingWriter();  // waits for writes in flight
   HashingWriter(const HashingWriter&) = delete;
   HashingWriter& operator=(const HashingWriter&) = delete;
 
   void Write(const void* data, size_t bytes);
   void PadTo(uint64_t alignment);  // zero bytes up to the next multiple of `alignment`
   uint64_t position() const { return written_ + buffered_; }
-  // Pads to 4 KiB, flushes, fsyncs, closes. Returns the digest.
+  // Pads to 4 KiB, writes, fsyncs, closes. Returns the digest of all bytes written.
   uint64_t Finish();
 
  private:
   void Flush();
+  void WaitFor(int slot);
+
+  IoBackend& backend_;
   std::string path_;
-  UniqueFd fd_;
-  std::vector<char> buffer_;
+  IoFile file_;
+  AlignedBuffer buffers_[2];
+  IoBackend::Ticket tickets_[2] = {0, 0};
+  bool pending_[2] = {false, false};
+  int current_ = 0;
   size_t buffered_ = 0;
   uint64_t written_ = 0;
   XXH3_state_t* state_ = nullptr;

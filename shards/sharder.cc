@@ -162,6 +162,9 @@ class Sharder {
     RemoveLeftovers(dir_);
     TempDir temp(dir_);
     tmp_ = temp.path();
+    std::string note;
+    io_ = IoBackend::Create(options_.io, &note);
+    if (!note.empty()) Log(note);
     CountDegrees();
     report_.plan = PlanIntervals(out_degree_.span(), in_degree_.span(), BudgetForIntervals());
     BuildIntervalTable();
@@ -180,6 +183,8 @@ class Sharder {
     WriteManifest(m, tmp_);
     temp.Commit();
     report_.dir = dir_;
+    report_.io_backend = std::string(io_->name());
+    report_.io_counters = io_->counters();
     report_.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(report_);
@@ -410,7 +415,7 @@ class Sharder {
       done += e;
       Progress(3, done, num_edges_);
     }
-    HashingWriter w(tmp_ + "/" + kWindowsName);
+    HashingWriter w(*io_, tmp_ + "/" + kWindowsName, FileKind::kOther);
     w.Write(windows_.data(), windows_.size() * sizeof(WindowEntry));
     AddFile(kWindowsName, w.position(), w.Finish());
   }
@@ -513,7 +518,7 @@ class Sharder {
     h.runs_pos = kShardAlignment;
     h.targets_pos = ShardAlignUp(h.runs_pos + runs.size() * sizeof(SourceRun));
     const std::string adj_name = ShardFileName(p, ".adj");
-    HashingWriter adj(tmp_ + "/" + adj_name);
+    HashingWriter adj(*io_, tmp_ + "/" + adj_name, FileKind::kAdjacency);
     adj.Write(&h, sizeof(h));
     adj.PadTo(kShardAlignment);
     adj.Write(runs.data(), runs.size() * sizeof(SourceRun));
@@ -531,7 +536,7 @@ class Sharder {
     const uint64_t adj_size = adj.position();
     AddFile(adj_name, adj_size, adj.Finish());
     const std::string val_name = ShardFileName(p, ".val");
-    HashingWriter val(tmp_ + "/" + val_name);
+    HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kValues);
     write_column(val, [](const Record& r) {
       uint32_t bits;
       std::memcpy(&bits, &r.weight, 4);
@@ -541,7 +546,7 @@ class Sharder {
   }
 
   void WriteDegrees() {
-    HashingWriter w(tmp_ + "/" + kDegreesName);
+    HashingWriter w(*io_, tmp_ + "/" + kDegreesName, FileKind::kVertices);
     w.Write(out_degree_.data(), num_vertices_ * sizeof(uint32_t));
     w.Write(in_degree_.data(), num_vertices_ * sizeof(uint32_t));
     const uint64_t size = ShardAlignUp(w.position());
@@ -566,6 +571,7 @@ class Sharder {
   HugeArray<uint32_t> out_degree_, in_degree_;
   HugeArray<uint32_t> interval_of_;
   HugeArray<Record> edges_, scratch_;  // pass 3's bucket and sort buffers
+  std::unique_ptr<IoBackend> io_;      // writes the shard set's files
   std::unique_ptr<RecordFile> copy_;
   std::vector<std::unique_ptr<RecordFile>> buckets_;
   std::vector<WindowEntry> windows_;

@@ -18,6 +18,7 @@
 
 #include "loaders/text_reader.h"
 #include "shards/intervals.h"
+#include "shards/io_backend.h"
 #include "shards/manifest.h"
 
 namespace needle {
@@ -30,6 +31,7 @@ struct ShardOptions {
   std::string out_dir;  // default: GRAPH.shards
   bool force = false;   // rebuild even when a matching set exists
   int threads = 0;      // 0: OpenMP default
+  IoOptions io;         // backend (and O_DIRECT) for writing the shard files
   // Progress and messages (reuse decisions, the interval rule); may be empty.
   std::function<void(const std::string&)> log;
   // Progress callback: phase (1..3), units done, units total. May be empty.
@@ -42,7 +44,9 @@ struct ShardReport {
   std::string rebuild_reason;  // why an existing set was not reused (empty if none existed)
   Manifest manifest;
   IntervalPlan plan;
-  uint64_t bytes_written = 0;  // shard set + bucket files
+  uint64_t bytes_written = 0;  // shard set files
+  std::string io_backend;      // "io_uring" or "pread"
+  IoCounters io_counters;      // bytes the backend wrote, per file kind
   double seconds = 0;
 };
 

@@ -21,12 +21,13 @@ int RunConvert(const std::vector<std::string>& args) {
   bool drop_duplicates = false;
   LoadOptions load;
   po::options_description options("convert options");
-  options.add_options()("input", po::value(&input)->required(), "graph file")(
-      "output,o", po::value(&out)->required(), "output: .csr (binary) or a text edge list")(
-      "transpose", po::bool_switch(&load.csr.transpose), "reverse every edge")(
-      "symmetrize", po::bool_switch(&load.csr.symmetrize), "add the reverse of every edge")(
-      "drop-self-loops", po::bool_switch(&drop_loops), "remove edges (v, v)")(
-      "drop-duplicates", po::bool_switch(&drop_duplicates),
+  auto add = options.add_options();
+  add("input", po::value(&input)->required(), "graph file");
+  add("output,o", po::value(&out)->required(), "output: .csr (binary) or a text edge list");
+  add("transpose", po::bool_switch(&load.csr.transpose), "reverse every edge");
+  add("symmetrize", po::bool_switch(&load.csr.symmetrize), "add the reverse of every edge");
+  add("drop-self-loops", po::bool_switch(&drop_loops), "remove edges (v, v)");
+  add("drop-duplicates", po::bool_switch(&drop_duplicates),
       "keep only the first copy of repeated edges");
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;

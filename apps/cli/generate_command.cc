@@ -19,15 +19,16 @@ int RunGenerate(const std::vector<std::string>& args) {
   bool sorted = false;
   int threads = 0;
   po::options_description options("generate options");
-  options.add_options()("kind", po::value(&kind)->required(), "generator: rmat")(
-      "scale", po::value(&rmat.scale)->required(), "log2 of the vertex count (1..31)")(
-      "edge-factor", po::value(&rmat.edge_factor)->default_value(16), "edges per vertex")(
-      "seed", po::value(&rmat.seed)->default_value(1), "random seed (same seed, same graph)")(
-      "weighted", po::bool_switch(&rmat.weighted), "integer weights uniform in [1, 255]")(
-      "sorted", po::bool_switch(&sorted),
-      "write edges sorted by source (default: generation order)")(
-      "threads", po::value(&threads)->default_value(0), "worker threads (0: OpenMP default)")(
-      "output,o", po::value(&out)->required(),
+  auto add = options.add_options();
+  add("kind", po::value(&kind)->required(), "generator: rmat");
+  add("scale", po::value(&rmat.scale)->required(), "log2 of the vertex count (1..31)");
+  add("edge-factor", po::value(&rmat.edge_factor)->default_value(16), "edges per vertex");
+  add("seed", po::value(&rmat.seed)->default_value(1), "random seed (same seed, same graph)");
+  add("weighted", po::bool_switch(&rmat.weighted), "integer weights uniform in [1, 255]");
+  add("sorted", po::bool_switch(&sorted),
+      "write edges sorted by source (default: generation order)");
+  add("threads", po::value(&threads)->default_value(0), "worker threads (0: OpenMP default)");
+  add("output,o", po::value(&out)->required(),
       "output file: .csr for needle's binary CSR, anything else for a text edge list");
   po::positional_options_description positional;
   positional.add("kind", 1);

@@ -14,14 +14,20 @@ namespace needle::cli {
 int RunShard(const std::vector<std::string>& args) {
   std::string input;
   std::string memory = "1G";
+  std::string io = "auto";
   GraphInputOptions input_options;
   ShardOptions shard;
   po::options_description options("shard options");
-  options.add_options()("input", po::value(&input)->required(), "graph file")(
-      "memory", po::value(&memory)->default_value("1G"),
-      "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder")(
-      "out", po::value(&shard.out_dir), "shard set directory (default: GRAPH.shards)")(
-      "force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
+  auto add = options.add_options();
+  add("input", po::value(&input)->required(), "graph file");
+  add("memory", po::value(&memory)->default_value("1G"),
+      "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder");
+  add("out", po::value(&shard.out_dir), "shard set directory (default: GRAPH.shards)");
+  add("force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
+  add("io", po::value(&io)->default_value("auto"),
+      "I/O backend for the shard files: auto, uring, pread");
+  add("direct", po::bool_switch(&shard.io.direct),
+      "write the shard files with O_DIRECT where allowed");
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;
   positional.add("input", 1);
@@ -31,6 +37,11 @@ int RunShard(const std::vector<std::string>& args) {
   }
   shard.read = ToReadOptions(input_options);
   shard.memory_bytes = ParseMemorySize(memory);
+  try {
+    shard.io.kind = ParseIoKind(io);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--io: ") + e.what());
+  }
   shard.format_name = input_options.format;
   shard.weights_name = input_options.weights;
   shard.threads = input_options.threads;
@@ -47,10 +58,12 @@ int RunShard(const std::vector<std::string>& args) {
   bar.Finish();
   const Manifest& m = report.manifest;
   if (report.reused) return 0;
-  std::printf("sharded %s -> %s: %llu vertices, %llu edges, %u intervals, %s written in %.2f s\n",
-              input.c_str(), report.dir.c_str(), static_cast<unsigned long long>(m.num_vertices),
-              static_cast<unsigned long long>(m.num_edges), m.num_intervals(),
-              HumanBytes(static_cast<double>(report.bytes_written)).c_str(), report.seconds);
+  std::printf(
+      "sharded %s -> %s: %llu vertices, %llu edges, %u intervals, %s written (%s) in %.2f s\n",
+      input.c_str(), report.dir.c_str(), static_cast<unsigned long long>(m.num_vertices),
+      static_cast<unsigned long long>(m.num_edges), m.num_intervals(),
+      HumanBytes(static_cast<double>(report.bytes_written)).c_str(), report.io_backend.c_str(),
+      report.seconds);
   return 0;
 }
 
