@@ -18,8 +18,8 @@ HashingWriter::HashingWriter(IoBackend& backend, std::string path, FileKind kind
   if (state_ == nullptr) throw std::bad_alloc();
   XXH3_64bits_reset(state_);
   file_ = backend_.Open(path_, kind, /*writable=*/true, /*create=*/true);
-  buffers_[0] = AlignedBuffer(kBufferBytes);
-  buffers_[1] = AlignedBuffer(kBufferBytes);
+  buffers_[0].Resize(kBufferBytes);
+  buffers_[1].Resize(kBufferBytes);
 }
 
 HashingWriter::~HashingWriter() {

@@ -8,9 +8,11 @@
 
 #include <xxhash.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "loaders/huge_array.h"
 #include "shards/io_backend.h"
 
 namespace needle {
@@ -38,7 +40,7 @@ class HashingWriter {
   IoBackend& backend_;
   std::string path_;
   IoFile file_;
-  AlignedBuffer buffers_[2];
+  HugeArray<std::byte> buffers_[2];  // mmap-backed: page-aligned (O_DIRECT), freed to the OS
   IoBackend::Ticket tickets_[2] = {0, 0};
   bool pending_[2] = {false, false};
   int current_ = 0;

@@ -165,14 +165,23 @@ class Sharder {
     std::string note;
     io_ = IoBackend::Create(options_.io, &note);
     if (!note.empty()) Log(note);
+    auto lap = std::chrono::steady_clock::now();
+    auto phase_done = [&](double* seconds) {
+      const auto now = std::chrono::steady_clock::now();
+      *seconds = std::chrono::duration<double>(now - lap).count();
+      lap = now;
+    };
     CountDegrees();
+    phase_done(&report_.count_seconds);
     report_.plan = PlanIntervals(out_degree_.span(), in_degree_.span(), BudgetForIntervals());
     BuildIntervalTable();
     Log(report_.plan.rule + "; budget = --memory - " + std::to_string((12 * num_vertices_) >> 20) +
         " MiB of degree arrays and interval table");
     Bucket();
+    phase_done(&report_.bucket_seconds);
     WriteShards();
     WriteDegrees();
+    phase_done(&report_.write_seconds);
     Manifest& m = report_.manifest;
     m.input = std::move(fingerprint);
     m.choices = Choices(options_);
@@ -491,37 +500,53 @@ class Sharder {
     }
   }
 
+  // Writes shard p from its sorted edges. Runs are streamed out, never held as a whole: a
+  // shard can have as many runs as edges.
   void WriteShard(uint32_t p, const HugeArray<Record>& edges) {
     const uint32_t p_count = report_.plan.num_intervals();
-    std::vector<SourceRun> runs;
+    uint64_t num_runs = 0;
     for (uint64_t i = 0; i < edges.size(); ++i) {
-      if (runs.empty() || runs.back().source != edges[i].source)
-        runs.push_back(SourceRun{edges[i].source, 0});
-      ++runs.back().count;
+      num_runs += i == 0 || edges[i].source != edges[i - 1].source;
     }
-    // Windows: the first run (and edge) of shard p whose source lies in interval q.
-    uint64_t run = 0, edge = 0;
-    for (uint32_t q = 0; q <= p_count; ++q) {
-      const uint64_t begin = q < p_count ? report_.plan.bounds[q] : UINT64_MAX;
-      while (run < runs.size() && runs[run].source < begin) edge += runs[run++].count;
-      windows_[static_cast<size_t>(p) * (p_count + 1) + q] = WindowEntry{run, edge};
-    }
-    windows_[static_cast<size_t>(p) * (p_count + 1) + p_count] =
-        WindowEntry{runs.size(), edges.size()};
-
+    WindowEntry* windows = windows_.data() + static_cast<size_t>(p) * (p_count + 1);
     ShardFileHeader h{};
     std::memcpy(h.magic, kShardMagic, sizeof(kShardMagic));
     h.version = kShardFormatVersion;
     h.shard = p;
-    h.num_runs = runs.size();
+    h.num_runs = num_runs;
     h.num_edges = edges.size();
     h.runs_pos = kShardAlignment;
-    h.targets_pos = ShardAlignUp(h.runs_pos + runs.size() * sizeof(SourceRun));
+    h.targets_pos = ShardAlignUp(h.runs_pos + num_runs * sizeof(SourceRun));
     const std::string adj_name = ShardFileName(p, ".adj");
     HashingWriter adj(*io_, tmp_ + "/" + adj_name, FileKind::kAdjacency);
     adj.Write(&h, sizeof(h));
     adj.PadTo(kShardAlignment);
+    // Runs, and the windows: the first run (and edge) of shard p whose source lies in q.
+    std::vector<SourceRun> runs;
+    runs.reserve(1 << 18);
+    uint64_t run_index = 0;
+    uint32_t q = 0;
+    auto close_windows_below = [&](uint64_t source, uint64_t edge) {
+      while (q < p_count && report_.plan.bounds[q] <= source) {
+        windows[q++] = WindowEntry{run_index, edge};
+      }
+    };
+    for (uint64_t i = 0; i < edges.size();) {
+      const uint32_t source = edges[i].source;
+      close_windows_below(source, i);
+      uint64_t end = i + 1;
+      while (end < edges.size() && edges[end].source == source) ++end;
+      runs.push_back(SourceRun{source, static_cast<uint32_t>(end - i)});
+      ++run_index;
+      if (runs.size() == runs.capacity()) {
+        adj.Write(runs.data(), runs.size() * sizeof(SourceRun));
+        runs.clear();
+      }
+      i = end;
+    }
     adj.Write(runs.data(), runs.size() * sizeof(SourceRun));
+    close_windows_below(UINT64_MAX, edges.size());
+    windows[p_count] = WindowEntry{num_runs, edges.size()};
     adj.PadTo(kShardAlignment);
     std::vector<uint32_t> column;
     column.reserve(std::min<uint64_t>(edges.size(), 1 << 20));

@@ -48,6 +48,9 @@ struct ShardReport {
   std::string io_backend;      // "io_uring" or "pread"
   IoCounters io_counters;      // bytes the backend wrote, per file kind
   double seconds = 0;
+  double count_seconds = 0;   // pass 1: read, count degrees (and plan)
+  double bucket_seconds = 0;  // pass 2: read again, write bucket files
+  double write_seconds = 0;   // pass 3: sort buckets, write shard files and manifest
 };
 
 // Shards `input` unless a valid set built from it with the same choices already exists.

@@ -1,5 +1,7 @@
 // needle: the command line. Dispatches to a subcommand; the only place that prints errors
 // and chooses exit codes (0 ok, 1 bad input or I/O failure, 2 usage error).
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -41,6 +43,10 @@ void PrintUsage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Large buffers come and go per shard and per chunk. A fixed mmap threshold (which also
+  // turns off glibc's dynamic raising of it) returns each to the kernel when freed, so heap
+  // fragmentation cannot make the resident set creep past --memory.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   if (argc < 2) {
     PrintUsage(stderr);
     return 2;
