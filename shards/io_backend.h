@@ -4,9 +4,10 @@
 // A backend is used by one thread at a time: threads that do I/O each create their own (one
 // ring per thread). Submit() starts a batch of reads/writes and returns at once; Wait() blocks
 // until that batch is complete, continuing short transfers and retrying EINTR/EAGAIN, and
-// throws needle::Error (path, byte offset, errno) if a request fails. Buffers must stay valid
-// until their batch has been waited for; the destructor waits for whatever is in flight.
-// So a caller can have the next interval's reads in flight while it computes on the current.
+// throws needle::Error (path, byte offset, errno) if a request fails. Buffers (and files) must
+// stay valid until their batch has been waited for; the destructor waits for whatever is in
+// flight. So a caller can have the next interval's reads in flight while it computes on the
+// current.
 //
 // The two backends:
 //  - io_uring: one ring per backend, at most options.queue_depth requests in the kernel at a
@@ -141,8 +142,10 @@ class IoBackend {
   void Run(std::span<const IoRequest> requests) { Wait(Submit(requests)); }
 
   // io_uring: registers `buffers` as the ring's fixed buffers (replacing any earlier set), so
-  // that requests whose buffer lies wholly inside one of them skip the per-request page
-  // pinning. Waits for everything in flight first. Returns false, and nothing is registered,
+  // that requests on direct files whose buffer lies wholly inside one of them skip the
+  // per-request page pinning (buffered files gain nothing from it: the kernel copies through
+  // the page cache, and measured slower through fixed buffers). Waits for everything in
+  // flight first. Returns false, and nothing is registered,
   // when the backend has no use for it (pread, options.register_buffers off) or the kernel
   // refuses (RLIMIT_MEMLOCK too small, a buffer over 1 GiB); requests then simply use plain
   // reads. The buffers must outlive the registration: call UnregisterBuffers() (or destroy

@@ -99,6 +99,12 @@ int UringBackend::Init() {
   const int rc = io_uring_queue_init(options_.queue_depth, &ring_, 0);
   if (rc < 0) return -rc;
   ring_ready_ = true;
+  // Kernels before 5.6 set up rings but know no plain read/write: fall back as if refused.
+  io_uring_probe* probe = io_uring_get_probe_ring(&ring_);
+  const bool usable = probe != nullptr && io_uring_opcode_supported(probe, IORING_OP_READ) &&
+                      io_uring_opcode_supported(probe, IORING_OP_WRITE);
+  if (probe != nullptr) io_uring_free_probe(probe);
+  if (!usable) return ENOSYS;  // the destructor tears the ring down
   return 0;
 }
 
@@ -261,7 +267,10 @@ void UringBackend::Drain() {
 }
 
 int UringBackend::FixedIndex(const IoRequest& r) const {
-  if (regions_.empty()) return -1;
+  // Only direct transfers gain: they pin the user pages per request, which a fixed buffer
+  // saves. Buffered ones copy through the page cache either way, and measured slower through
+  // a fixed buffer (warm 1 MiB reads: 6-10 GB/s against 10-13 GB/s plain, bench/io_bench).
+  if (regions_.empty() || !r.file->direct()) return -1;
   const auto begin = reinterpret_cast<uintptr_t>(r.buffer);
   auto it = std::upper_bound(regions_.begin(), regions_.end(), begin,
                              [](uintptr_t b, const Region& region) { return b < region.begin; });

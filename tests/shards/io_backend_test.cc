@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -175,7 +176,10 @@ TEST_P(IoBackendTest, RoundTripInRandomPieces) {
 
   IoFile in = io->Open(path, FileKind::kValues, /*writable=*/false);
   EXPECT_FALSE(in.writable());
-  EXPECT_EQ(in.direct(), Direct()) << "/tmp is expected to allow O_DIRECT (ext4)";
+  EXPECT_TRUE(!in.direct() || Direct());
+  if (Direct() && !in.direct()) {  // still a valid run, of the buffered fallback
+    std::cerr << "note: " << dir() << " refuses O_DIRECT; the direct case ran buffered\n";
+  }
   const std::vector<IoRequest> reads =
       Requests(RandomPieces(size, Direct(), rng), in, sink.data(), /*write=*/false);
   ASSERT_GT(reads.size(), 4 * kQueueDepth);
@@ -184,7 +188,7 @@ TEST_P(IoBackendTest, RoundTripInRandomPieces) {
   EXPECT_EQ(io->counters().read[static_cast<size_t>(FileKind::kValues)], size);
   EXPECT_EQ(io->counters().TotalRead(), size);
   EXPECT_EQ(io->counters().TotalWritten(), size);
-  if (registered) {
+  if (registered && in.direct()) {  // fixed buffers serve direct files only
     EXPECT_EQ(io->fixed_buffer_requests(), write_requests + reads.size());
   } else {
     EXPECT_EQ(io->fixed_buffer_requests(), 0u);
@@ -411,10 +415,12 @@ TEST_F(IoBackendPairTest, BothBackendsGiveIdenticalBytes) {
   EXPECT_EQ(uring->counters().read[static_cast<size_t>(FileKind::kVertices)], 2 * size);
 }
 
-// A request that only partly lies in a registered buffer takes the plain path.
-TEST_F(IoBackendPairTest, RequestsOutsideRegisteredBuffersUsePlainReads) {
+// On a direct file a request inside a registered buffer goes through it, one elsewhere takes
+// the plain path; a buffered file never uses them.
+TEST_F(IoBackendPairTest, RegisteredBuffersServeDirectRequestsInsideThem) {
   IoOptions options;
   options.kind = IoKind::kUring;
+  options.direct = true;
   options.queue_depth = kQueueDepth;
   NEEDLE_MAKE_BACKEND_OR_SKIP(io, options);
   const size_t size = 8 * kDirectAlignment;
@@ -422,23 +428,35 @@ TEST_F(IoBackendPairTest, RequestsOutsideRegisteredBuffersUsePlainReads) {
   const std::string path = File("fixed.bin");
   WriteFile(path, std::string(reinterpret_cast<const char*>(expected.data()), size));
   AlignedBuffer big(2 * size);
-  AlignedBuffer registered(kDirectAlignment);
-  AlignedBuffer* list[] = {&registered};
+  AlignedBuffer first(kDirectAlignment);
+  AlignedBuffer registered(2 * kDirectAlignment);
+  AlignedBuffer* list[] = {&first};
   if (!io->RegisterBuffers(list)) GTEST_SKIP() << "fixed buffers refused (RLIMIT_MEMLOCK)";
+  AlignedBuffer* replacement[] = {&registered};
+  ASSERT_TRUE(io->RegisterBuffers(replacement));
   IoFile in = io->Open(path, FileKind::kOther, false);
+  if (!in.direct()) GTEST_SKIP() << "the temporary directory refuses O_DIRECT";
   const IoRequest requests[] = {
-      {&in, 0, registered.data(), kDirectAlignment, false},  // inside: fixed
-      {&in, 0, big.data(), size, false},                     // elsewhere: plain
+      {&in, 0, registered.data() + kDirectAlignment, kDirectAlignment, false},  // inside
+      {&in, 0, big.data(), size, false},                                        // elsewhere
+      {&in, 0, first.data(), kDirectAlignment, false},  // no longer registered
   };
   io->Run(requests);
   EXPECT_EQ(io->fixed_buffer_requests(), 1u);
-  EXPECT_TRUE(SameBytes(registered.data(), expected.data(), kDirectAlignment));
+  EXPECT_TRUE(SameBytes(registered.data() + kDirectAlignment, expected.data(), kDirectAlignment));
+  EXPECT_TRUE(SameBytes(first.data(), expected.data(), kDirectAlignment));
   EXPECT_TRUE(SameBytes(big.data(), expected.data(), size));
+
+  IoFile buffered = IoBackend::Create(IoOptions{})->Open(path, FileKind::kOther, false);
+  const IoRequest plain{&buffered, 0, registered.data(), kDirectAlignment, false};
+  io->Run({&plain, 1});
+  EXPECT_EQ(io->fixed_buffer_requests(), 1u);
+  io->UnregisterBuffers();
 
   IoOptions off = options;
   off.register_buffers = false;
-  NEEDLE_MAKE_BACKEND_OR_SKIP(plain, off);
-  EXPECT_FALSE(plain->RegisterBuffers(list));
+  NEEDLE_MAKE_BACKEND_OR_SKIP(unused, off);
+  EXPECT_FALSE(unused->RegisterBuffers(list));
 }
 
 TEST(IoBackendCreateTest, InjectedSetupFailureFallsBackOrThrows) {
