@@ -143,14 +143,13 @@ class IoBackend {
 
   // io_uring: registers `buffers` as the ring's fixed buffers (replacing any earlier set), so
   // that requests on direct files whose buffer lies wholly inside one of them skip the
-  // per-request page pinning (buffered files gain nothing from it: the kernel copies through
-  // the page cache, and measured slower through fixed buffers). Waits for everything in
-  // flight first. Returns false, and nothing is registered,
-  // when the backend has no use for it (pread, options.register_buffers off) or the kernel
-  // refuses (RLIMIT_MEMLOCK too small, a buffer over 1 GiB); requests then simply use plain
-  // reads. The buffers must outlive the registration: call UnregisterBuffers() (or destroy
-  // the backend) before freeing one, or a later request at a reused address could land in the
-  // old, still pinned pages.
+  // per-request page pinning. Buffered files do not use them: the kernel copies through the
+  // page cache either way, and measured slower through fixed buffers. Waits for everything in
+  // flight first. Returns false, and nothing is registered, when the backend has no use for
+  // it (pread, options.register_buffers off) or the kernel refuses (RLIMIT_MEMLOCK too small,
+  // a buffer over 1 GiB); requests then simply use plain reads. The buffers must outlive the
+  // registration: call UnregisterBuffers() (or destroy the backend) before freeing one, or a
+  // later request at a reused address could land in the old, still pinned pages.
   virtual bool RegisterBuffers(std::span<AlignedBuffer* const> buffers) {
     (void)buffers;
     return false;
