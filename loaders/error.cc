@@ -22,8 +22,9 @@ Error Error::AtLine(std::string path, uint64_t line, const std::string& message)
   return Error(std::move(path), line, kNoPosition, message, 0);
 }
 
-Error Error::AtByte(std::string path, uint64_t byte_offset, const std::string& message) {
-  return Error(std::move(path), kNoPosition, byte_offset, message, 0);
+Error Error::AtByte(std::string path, uint64_t byte_offset, const std::string& message,
+                    int sys_errno) {
+  return Error(std::move(path), kNoPosition, byte_offset, message, sys_errno);
 }
 
 std::string Error::Format(const std::string& path, uint64_t line, uint64_t byte,

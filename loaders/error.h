@@ -19,7 +19,8 @@ class Error : public std::runtime_error {
   Error(std::string path, const std::string& message, int sys_errno = 0);
 
   static Error AtLine(std::string path, uint64_t line, const std::string& message);
-  static Error AtByte(std::string path, uint64_t byte_offset, const std::string& message);
+  static Error AtByte(std::string path, uint64_t byte_offset, const std::string& message,
+                      int sys_errno = 0);
 
   const std::string& path() const { return path_; }
   uint64_t line() const { return line_; }         // 1-based; kNoPosition when not a text line

@@ -26,7 +26,7 @@ void ReadFully(int fd, const std::string& path, void* dst, size_t size, uint64_t
     ssize_t n = ::pread(fd, out, size, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error(path, "read failed at byte " + std::to_string(offset), errno);
+      throw Error::AtByte(path, offset, "read failed", errno);
     }
     if (n == 0) throw Error::AtByte(path, offset, "file is truncated (unexpected end of file)");
     out += n;
@@ -41,7 +41,7 @@ void WriteFully(int fd, const std::string& path, const void* src, size_t size, u
     ssize_t n = ::pwrite(fd, in, size, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error(path, "write failed at byte " + std::to_string(offset), errno);
+      throw Error::AtByte(path, offset, "write failed", errno);
     }
     in += n;
     size -= static_cast<size_t>(n);
