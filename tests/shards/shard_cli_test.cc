@@ -1,0 +1,201 @@
+// `needle shard` and `needle info DIR`, run as separate processes: the interval rule and a
+// summary on a fresh run, "reusing" on a second one, the shard set described and validated,
+// damage reported naming the file, and bad input or budgets as one actionable stderr line and a
+// non-zero exit status, with nothing left behind.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "loaders/edge_list_writer.h"
+#include "loaders/rmat.h"
+#include "shards/shard_set.h"
+#include "tests/shards/shard_test_util.h"
+
+#ifndef NEEDLE_BINARY
+#error "NEEDLE_BINARY must name the needle executable (see tests/CMakeLists.txt)"
+#endif
+
+namespace needle {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ShellQuote;
+
+struct Result {
+  int status;  // exit status, -1 if the process did not exit normally
+  std::string out;
+  std::string err;
+};
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> lines;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+// `key: value` lines of `needle info` as a map.
+std::map<std::string, std::string> Fields(const std::string& out) {
+  std::map<std::string, std::string> fields;
+  for (const std::string& line : Lines(out)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const size_t value = line.find_first_not_of(' ', colon + 1);
+    fields[line.substr(0, colon)] = value == std::string::npos ? "" : line.substr(value);
+  }
+  return fields;
+}
+
+class ShardCliTest : public testing::WithTempDir<> {
+ protected:
+  Result Needle(const std::string& args) {
+    const std::string out = File("stdout.txt"), err = File("stderr.txt");
+    Result r;
+    r.status = testing::RunCommand(ShellQuote(NEEDLE_BINARY) + " " + args + " > " +
+                                   ShellQuote(out) + " 2> " + ShellQuote(err));
+    r.out = testing::ReadFile(out);
+    r.err = testing::ReadFile(err);
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+  }
+  // The tiny graph of tests/data (6 vertices, 9 edges), copied here.
+  std::string Tiny() {
+    const std::string path = File("tiny.txt");
+    if (!fs::exists(path)) fs::copy_file(testing::TestDataPath("tiny.txt"), path);
+    return path;
+  }
+  // An R-MAT graph of scale 12 (4096 vertices at most, 65536 edges) as a text edge list.
+  std::string Rmat12(testing::OracleGraph* oracle) {
+    RmatOptions r;
+    r.scale = 12;
+    const EdgeList list = GenerateRmat(r);
+    *oracle = testing::OracleFromEdgeListFile(list);
+    WriteEdgeListText(list, File("rmat12.el"));
+    return File("rmat12.el");
+  }
+};
+
+TEST_F(ShardCliTest, ShardPrintsTheRuleAndASummaryThenReuses) {
+  const std::string g = Tiny();
+  const std::string set = File("set");
+  Result r = Needle("shard " + ShellQuote(g) + " --memory 80M --out " + ShellQuote(set));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // The rule comes first; a summary line follows (other lines, e.g. timings, may too).
+  const std::vector<std::string> lines = Lines(r.out);
+  ASSERT_GE(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0].rfind("intervals: 1 = ceil(", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find("usable"), std::string::npos) << lines[0];
+  EXPECT_NE(r.out.find("\nsharded " + g + " -> " + set + ": 6 vertices, 9 edges, 1 intervals"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NO_THROW(ShardSet::Open(set));
+
+  const auto stamps = testing::StampsOf(set);
+  r = Needle("shard " + ShellQuote(g) + " --memory 80M --out " + ShellQuote(set));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("reusing"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sharded "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("intervals: "), std::string::npos) << r.out;
+  EXPECT_EQ(testing::StampsOf(set), stamps);
+
+  r = Needle("shard " + ShellQuote(g) + " --memory 80M --out " + ShellQuote(set) + " --force");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("sharded "), std::string::npos) << r.out;
+}
+
+TEST_F(ShardCliTest, DefaultOutputDirectoryIsNextToTheInput) {
+  const std::string g = Tiny();
+  const Result r = Needle("shard " + ShellQuote(g) + " --memory 80M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NO_THROW(ShardSet::Open(g + ".shards"));
+}
+
+TEST_F(ShardCliTest, InfoDescribesAValidSet) {
+  testing::OracleGraph oracle;
+  const std::string g = Rmat12(&oracle);
+  const testing::CostSummary cost = testing::CostsOf(oracle);
+  const uint64_t memory = testing::MemoryFor(oracle.num_vertices, cost.total / 4);
+  const std::string set = File("set");
+  Result r = Needle("shard " + ShellQuote(g) + " --memory " + std::to_string(memory) + " --out " +
+                    ShellQuote(set));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint32_t intervals = ShardSet::Open(set).num_intervals();
+  EXPECT_GE(intervals, 4u);
+  EXPECT_EQ(Lines(r.out)[0].rfind("intervals: " + std::to_string(intervals) + " = ceil(", 0), 0u)
+      << r.out;
+
+  r = Needle("info " + ShellQuote(set));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const auto fields = Fields(r.out);
+  EXPECT_EQ(fields.at("vertices"), std::to_string(oracle.num_vertices)) << r.out;
+  EXPECT_EQ(fields.at("edges"), std::to_string(oracle.edges.size())) << r.out;
+  EXPECT_EQ(fields.at("intervals").rfind(std::to_string(intervals), 0), 0u) << r.out;
+  EXPECT_EQ(fields.at("weighted"), "no") << r.out;
+  EXPECT_EQ(fields.at("valid").rfind("yes", 0), 0u) << r.out;
+}
+
+class DamagedSetCliTest : public ShardCliTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(DamagedSetCliTest, InfoFailsNamingTheFile) {
+  const std::string set = File("set");
+  ASSERT_EQ(Needle("shard " + ShellQuote(Tiny()) + " --memory 80M --out " + ShellQuote(set)).status,
+            0);
+  testing::FlipByte(set + "/" + GetParam(), 100);
+  const Result r = Needle("info " + ShellQuote(set));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE((r.out + r.err).find(set + "/" + GetParam()), std::string::npos) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("valid:           yes"), std::string::npos) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, DamagedSetCliTest,
+                         ::testing::Values("shard-0000.adj", "shard-0000.val", "windows.idx",
+                                           "degrees.bin", "manifest"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;
+                           for (char& c : name) {
+                             if (c == '-' || c == '.') c = '_';
+                           }
+                           return name;
+                         });
+
+TEST_F(ShardCliTest, BadInputIsOneStderrLineWithPathAndLine) {
+  const std::string g = File("bad.el");
+  testing::WriteFile(g, "0 1\n1 2\n2 x\n3 0\n");
+  const Result r = Needle("shard " + ShellQuote(g) + " --memory 80M");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out.find("sharded"), std::string::npos) << r.out;
+  ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find(g + ":3:"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(g + ".shards"));
+  EXPECT_TRUE(testing::Leftovers(g + ".shards").empty());
+}
+
+TEST_F(ShardCliTest, MissingInputIsOneStderrLineNamingIt) {
+  const std::string g = File("absent.el");
+  const Result r = Needle("shard " + ShellQuote(g) + " --memory 80M");
+  EXPECT_EQ(r.status, 1);
+  ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find(g), std::string::npos) << r.err;
+}
+
+TEST_F(ShardCliTest, TooSmallMemoryIsOneStderrLineMentioningMemory) {
+  const std::string g = Tiny();
+  const Result r = Needle("shard " + ShellQuote(g) + " --memory 64M");
+  EXPECT_NE(r.status, 0);
+  ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("--memory"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(g + ".shards"));
+  EXPECT_TRUE(testing::Leftovers(g + ".shards").empty());
+}
+
+}  // namespace
+}  // namespace needle

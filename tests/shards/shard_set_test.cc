@@ -1,0 +1,275 @@
+// ShardSet::Open (shards/shard_set.h) refuses every damaged shard set, naming the file: a
+// missing file, a file of the wrong size, a corrupt byte in any file kind, a manifest of a newer
+// version, no manifest. Controls check that the damage, not the test, is what is refused: an
+// undamaged set opens, and a manifest rewritten with its hash recomputed but nothing else
+// changed opens too.
+#include "shards/shard_set.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "loaders/edge_list_writer.h"
+#include "loaders/error.h"
+#include "loaders/rmat.h"
+#include "shards/sharder.h"
+#include "tests/shards/shard_test_util.h"
+
+namespace needle {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadFile;
+using testing::ThrowsError;
+using testing::WriteFile;
+
+// A weighted R-MAT graph (scale 10) in three or more shards, built once per suite; every test
+// damages its own copy.
+class ShardSetFixture : public testing::WithTempDir<> {
+ protected:
+  static void SetUpTestSuite() {
+    pristine_ = new testing::TempDir;
+    RmatOptions r;
+    r.scale = 10;
+    r.weighted = true;
+    const EdgeList list = GenerateRmat(r);
+    const testing::OracleGraph oracle = testing::OracleFromEdgeListFile(list);
+    WriteEdgeListText(list, pristine_->File("g.wel"));
+    const testing::CostSummary cost = testing::CostsOf(oracle);
+    ShardOptions o;
+    o.memory_bytes =
+        testing::MemoryFor(oracle.num_vertices, std::max(cost.total / 3, cost.max_vertex));
+    o.out_dir = pristine_->File("set");
+    ShardGraph(pristine_->File("g.wel"), o);
+  }
+  static void TearDownTestSuite() {
+    delete pristine_;
+    pristine_ = nullptr;
+  }
+  void SetUp() override {
+    WithTempDir::SetUp();
+    fs::copy(pristine_->File("set"), Set());
+    ASSERT_NO_THROW(ShardSet::Open(Set()));
+    ASSERT_GE(ShardSet::Open(Set()).num_intervals(), 3u);
+  }
+  std::string Set() const { return File("set"); }
+  std::string Path(const std::string& name) const { return Set() + "/" + name; }
+
+ private:
+  static testing::TempDir* pristine_;
+};
+
+testing::TempDir* ShardSetFixture::pristine_ = nullptr;
+
+TEST_F(ShardSetFixture, UndamagedSetOpensWithAndWithoutDigests) {
+  const ShardSet set = ShardSet::Open(Set());
+  EXPECT_EQ(set.dir(), Set());
+  EXPECT_GE(set.num_intervals(), 3u);
+  EXPECT_EQ(set.AdjacencyPath(1), Path("shard-0001.adj"));
+  EXPECT_EQ(set.ValuesPath(2), Path("shard-0002.val"));
+  EXPECT_EQ(set.DegreesPath(), Path("degrees.bin"));
+  EXPECT_EQ(set.BytesOf(".idx"), fs::file_size(Path("windows.idx")));
+  EXPECT_NO_THROW(ShardSet::Open(Set(), /*verify_digests=*/false));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Damage to one file.
+
+enum class Damage {
+  kMissing,
+  kShortByOne,
+  kShortByAPage,
+  kLongByOne,
+  kLongByAPage,
+  kFlipFirst,
+  kFlipMiddle,
+  kFlipLast
+};
+
+std::string DamageName(Damage d) {
+  switch (d) {
+    case Damage::kMissing:
+      return "missing";
+    case Damage::kShortByOne:
+      return "short_by_one_byte";
+    case Damage::kShortByAPage:
+      return "short_by_a_page";
+    case Damage::kLongByOne:
+      return "long_by_one_byte";
+    case Damage::kLongByAPage:
+      return "long_by_a_page";
+    case Damage::kFlipFirst:
+      return "first_byte_flipped";
+    case Damage::kFlipMiddle:
+      return "middle_byte_flipped";
+    case Damage::kFlipLast:
+      return "last_byte_flipped";
+  }
+  return "?";
+}
+
+void Apply(Damage d, const std::string& path) {
+  const uint64_t size = fs::file_size(path);
+  switch (d) {
+    case Damage::kMissing:
+      fs::remove(path);
+      return;
+    case Damage::kShortByOne:
+      // The manifest's last byte is the newline closing its hash line, which carries nothing
+      // (the hash covers the bytes before that line): cut the hash's last digit with it.
+      testing::Truncate(path, fs::path(path).filename() == "manifest" ? size - 2 : size - 1);
+      return;
+    case Damage::kShortByAPage:
+      // The manifest is shorter than a page: cut it to a third.
+      testing::Truncate(path, size > 4096 ? size - 4096 : size / 3);
+      return;
+    case Damage::kLongByOne:
+      std::ofstream(path, std::ios::app | std::ios::binary) << 'x';
+      return;
+    case Damage::kLongByAPage:
+      std::ofstream(path, std::ios::app | std::ios::binary) << std::string(4096, '\0');
+      return;
+    case Damage::kFlipFirst:
+      testing::FlipByte(path, 0);
+      return;
+    case Damage::kFlipMiddle:
+      testing::FlipByte(path, size / 2);
+      return;
+    case Damage::kFlipLast:
+      testing::FlipByte(path, size - 1);
+      return;
+  }
+}
+
+using FileDamage = std::tuple<std::string, Damage>;
+
+// What the error must name: the file, or for a missing manifest the directory (without its
+// manifest it is not a shard set at all).
+std::string Named(const std::string& set, const FileDamage& param) {
+  const auto& [name, damage] = param;
+  return name == "manifest" && damage == Damage::kMissing ? set : set + "/" + name;
+}
+
+std::string FileDamageName(const ::testing::TestParamInfo<FileDamage>& p) {
+  std::string name = std::get<0>(p.param) + "_" + DamageName(std::get<1>(p.param));
+  for (char& c : name) {
+    if (c == '-' || c == '.') c = '_';
+  }
+  return name;
+}
+
+const auto kFiles = ::testing::Values("shard-0000.adj", "shard-0001.adj", "shard-0002.val",
+                                      "windows.idx", "degrees.bin", "manifest");
+
+class DamagedFileTest : public ShardSetFixture, public ::testing::WithParamInterface<FileDamage> {};
+
+TEST_P(DamagedFileTest, OpenRefusesNamingTheFile) {
+  Apply(std::get<1>(GetParam()), Path(std::get<0>(GetParam())));
+  if (HasFatalFailure()) return;
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set()); }, Named(Set(), GetParam()), "", ""));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, DamagedFileTest,
+    ::testing::Combine(kFiles, ::testing::Values(Damage::kMissing, Damage::kShortByOne,
+                                                 Damage::kShortByAPage, Damage::kLongByOne,
+                                                 Damage::kLongByAPage, Damage::kFlipFirst,
+                                                 Damage::kFlipMiddle, Damage::kFlipLast)),
+    FileDamageName);
+
+// Presence and size are checked without reading the files through (a flipped byte in a shard
+// file needs the digests; one in the manifest is caught by the manifest's own hash).
+class ResizedFileTest : public DamagedFileTest {};
+
+TEST_P(ResizedFileTest, OpenWithoutDigestsStillRefusesNamingTheFile) {
+  Apply(std::get<1>(GetParam()), Path(std::get<0>(GetParam())));
+  if (HasFatalFailure()) return;
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set(), /*verify_digests=*/false); },
+                          Named(Set(), GetParam()), "", ""));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, ResizedFileTest,
+    ::testing::Combine(kFiles, ::testing::Values(Damage::kMissing, Damage::kShortByOne,
+                                                 Damage::kShortByAPage, Damage::kLongByOne,
+                                                 Damage::kLongByAPage)),
+    FileDamageName);
+
+// The messages say what is wrong, not only where.
+TEST_F(ShardSetFixture, MessagesSayWhatIsWrong) {
+  fs::rename(Path("shard-0001.val"), File("saved.val"));
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set()); }, Path("shard-0001.val"), "", "missing"));
+  fs::rename(File("saved.val"), Path("shard-0001.val"));
+  std::ofstream(Path("windows.idx"), std::ios::app | std::ios::binary) << 'x';
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set()); }, Path("windows.idx"), "", "bytes"));
+}
+
+TEST_F(ShardSetFixture, EveryManifestByteFlippedIsRefused) {
+  const std::string original = ReadFile(Path("manifest"));
+  for (uint64_t at = 0; at < original.size(); ++at) {
+    std::string damaged = original;
+    damaged[at] = static_cast<char>(damaged[at] ^ 1);
+    WriteFile(Path("manifest"), damaged);
+    EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set(), false); }, Path("manifest"), "", ""))
+        << "byte " << at << " ('" << original[at] << "')";
+  }
+  WriteFile(Path("manifest"), original);
+  EXPECT_NO_THROW(ShardSet::Open(Set()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manifests that are well formed, with a correct hash, but wrong.
+
+class ManifestEditTest : public ShardSetFixture {
+ protected:
+  // Replaces `from` by `to` in the manifest's body (once) and recomputes the hash line.
+  void Edit(const std::string& from, const std::string& to) {
+    std::string body = testing::ManifestBody(ReadFile(Path("manifest")));
+    const size_t at = body.find(from);
+    ASSERT_NE(at, std::string::npos) << "no '" << from << "' in the manifest";
+    body.replace(at, from.size(), to);
+    WriteFile(Path("manifest"), testing::WithManifestHash(body));
+  }
+};
+
+TEST_F(ManifestEditTest, RecomputedHashAloneChangesNothing) {
+  Edit("needle-shards 1\n", "needle-shards 1\n");
+  EXPECT_NO_THROW(ShardSet::Open(Set()));
+}
+
+TEST_F(ManifestEditTest, NewerVersionIsRefused) {
+  Edit("needle-shards 1\n", "needle-shards 2\n");
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set()); }, Path("manifest"), ":1:", "newer"));
+}
+
+TEST_F(ManifestEditTest, WrongDigestOfAFileIsRefusedNamingThatFile) {
+  const std::string manifest = ReadFile(Path("manifest"));
+  const size_t line = manifest.find("file degrees.bin ");
+  ASSERT_NE(line, std::string::npos);
+  const size_t digit = manifest.find('\n', line) - 1;  // the digest's last hex digit
+  const std::string old_digit = manifest.substr(digit, 1);
+  Edit(manifest.substr(line, digit - line + 1),
+       manifest.substr(line, digit - line) + (old_digit == "0" ? "1" : "0"));
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set()); }, Path("degrees.bin"), "", ""));
+}
+
+TEST_F(ManifestEditTest, WrongSizeOfAFileIsRefusedNamingThatFile) {
+  const std::string size = std::to_string(fs::file_size(Path("windows.idx")));
+  Edit("file windows.idx " + size + " ", "file windows.idx " + size + "0 ");
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set(), false); }, Path("windows.idx"), "", ""));
+}
+
+TEST(ShardSetOpenTest, DirectoryWithoutAManifestIsNotAShardSet) {
+  testing::TempDir dir;
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(dir.path().string()); }, dir.path().string(), "",
+                          "manifest"));
+  EXPECT_TRUE(
+      ThrowsError([&] { ShardSet::Open(dir.File("absent")); }, dir.File("absent"), "", "manifest"));
+}
+
+}  // namespace
+}  // namespace needle

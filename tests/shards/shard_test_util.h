@@ -1,0 +1,552 @@
+// Helpers for the shard set tests: an oracle graph (the input's edges as a plain multiset), an
+// independent reader of the on-disk layout (docs/shards.md, shards/shard_layout.h) written with
+// nothing but byte offsets, and CheckShardSet, which holds a shard set directory to the
+// contract: every input edge exactly once, in the shard of its target's interval, sorted by
+// (source, target, weight bits); runs, windows, degrees, intervals and the manifest right.
+//
+// Nothing here uses the library's shard code (no ShardFileHeader, no Manifest::Parse, no
+// FileDigest): the reader, the interval costs and the manifest check are re-derived from the
+// documented layout so that they can serve as an oracle for it.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "loaders/csr.h"
+#include "loaders/edge_list.h"
+#include "tests/test_util.h"
+
+namespace needle::testing {
+
+// ---------------------------------------------------------------------------------------------
+// The oracle: an input graph as a multiset of (source, target, weight bits).
+
+struct OracleEdge {
+  uint32_t source;
+  uint32_t target;
+  uint32_t weight_bits;  // the float32 weight's bits (1.0f when unweighted)
+  friend bool operator==(const OracleEdge&, const OracleEdge&) = default;
+  // (source, target, weight bits): the documented order of a shard's edges.
+  friend auto operator<=>(const OracleEdge&, const OracleEdge&) = default;
+};
+
+inline void PrintTo(const OracleEdge& e, std::ostream* os) {
+  float w;
+  std::memcpy(&w, &e.weight_bits, 4);
+  *os << "(" << e.source << "->" << e.target << " w=" << w << ")";
+}
+
+inline uint32_t FloatBits(float w) {
+  uint32_t bits;
+  std::memcpy(&bits, &w, 4);
+  return bits;
+}
+
+struct OracleGraph {
+  uint64_t num_vertices = 0;
+  bool weighted = false;
+  std::vector<OracleEdge> edges;  // any order
+};
+
+// Hand-written edges: {source, target, weight} (weight ignored when unweighted).
+struct WeightedEdge {
+  uint32_t source;
+  uint32_t target;
+  float weight;
+};
+
+inline OracleGraph MakeOracle(uint64_t n, bool weighted, const std::vector<WeightedEdge>& edges) {
+  OracleGraph g;
+  g.num_vertices = n;
+  g.weighted = weighted;
+  for (const WeightedEdge& e : edges) {
+    g.edges.push_back(OracleEdge{e.source, e.target, FloatBits(weighted ? e.weight : 1.0f)});
+  }
+  return g;
+}
+
+inline OracleGraph OracleFromCsr(const Csr& csr) {
+  OracleGraph g;
+  g.num_vertices = csr.num_vertices;
+  g.weighted = csr.weighted;
+  g.edges.reserve(csr.NumEdges());
+  for (uint64_t v = 0; v < csr.num_vertices; ++v) {
+    for (uint64_t i = csr.offsets[v]; i < csr.offsets[v + 1]; ++i) {
+      g.edges.push_back(OracleEdge{static_cast<uint32_t>(v), csr.targets[i],
+                                   FloatBits(csr.weighted ? csr.weights[i] : 1.0f)});
+    }
+  }
+  return g;
+}
+
+// The edges of an EdgeList; the vertex count as a headerless edge list file of them implies
+// (largest id + 1), not the list's own.
+inline OracleGraph OracleFromEdgeListFile(const EdgeList& list) {
+  OracleGraph g;
+  g.weighted = list.weighted;
+  g.edges.reserve(list.NumEdges());
+  list.ForEach([&](const Edge& e, Weight w) {
+    g.edges.push_back(OracleEdge{e.source, e.target, FloatBits(list.weighted ? w : 1.0f)});
+    g.num_vertices = std::max<uint64_t>(g.num_vertices, uint64_t{std::max(e.source, e.target)} + 1);
+  });
+  return g;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interval costs, re-derived from the rule in shards/intervals.h.
+
+constexpr uint64_t kReserve = uint64_t{64} << 20;  // the engine's fixed reserve
+// What stays resident per vertex while the sharder plans and buckets (docs/shards.md): the
+// out- and in-degree arrays and the vertex -> interval table, 4 B each.
+constexpr uint64_t kResidentBytesPerVertex = 12;
+
+inline uint64_t CostOf(uint64_t out, uint64_t in) { return 2 * (16 * in + 12 * out + 16); }
+
+struct Degrees {
+  std::vector<uint32_t> out, in;
+};
+
+inline Degrees DegreesOf(const OracleGraph& g) {
+  Degrees d;
+  d.out.assign(g.num_vertices, 0);
+  d.in.assign(g.num_vertices, 0);
+  for (const OracleEdge& e : g.edges) {
+    ++d.out[e.source];
+    ++d.in[e.target];
+  }
+  return d;
+}
+
+struct CostSummary {
+  uint64_t total = 0;
+  uint64_t max_vertex = 0;
+};
+
+inline CostSummary CostsOf(const OracleGraph& g) {
+  const Degrees d = DegreesOf(g);
+  CostSummary s;
+  for (uint64_t v = 0; v < g.num_vertices; ++v) {
+    const uint64_t c = CostOf(d.out[v], d.in[v]);
+    s.total += c;
+    s.max_vertex = std::max(s.max_vertex, c);
+  }
+  return s;
+}
+
+// The --memory that leaves exactly `usable` bytes for intervals on a graph of n vertices:
+// usable = memory - 64 MiB reserve - the resident per-vertex arrays.
+inline uint64_t MemoryFor(uint64_t n, uint64_t usable) {
+  return kReserve + kResidentBytesPerVertex * n + usable;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files and directories.
+
+inline uint64_t AlignUp(uint64_t x) { return (x + 4095) / 4096 * 4096; }
+
+inline std::string ShardName(uint32_t p, const char* suffix) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "shard-%04u%s", p, suffix);
+  return name;
+}
+
+inline std::string Hex16(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016" PRIx64, v);
+  return buf;
+}
+
+// Names of the entries of `dir`, sorted.
+inline std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Entries next to `dir` named DIR.tmp-* or DIR.old-*: what a sharder run leaves while it works.
+inline std::vector<std::string> Leftovers(const std::string& dir) {
+  const std::filesystem::path p(dir);
+  const std::string stem = p.filename().string();
+  std::vector<std::string> out;
+  for (const std::string& name : ListDir(p.parent_path().string())) {
+    if (name.rfind(stem + ".tmp-", 0) == 0 || name.rfind(stem + ".old-", 0) == 0) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
+// Two directories hold the same file names with byte-identical contents (`skip` excepted).
+inline ::testing::AssertionResult SameFiles(const std::string& a, const std::string& b,
+                                            const std::set<std::string>& skip = {}) {
+  std::vector<std::string> na, nb;
+  for (const std::string& n : ListDir(a)) {
+    if (!skip.count(n)) na.push_back(n);
+  }
+  for (const std::string& n : ListDir(b)) {
+    if (!skip.count(n)) nb.push_back(n);
+  }
+  if (na != nb) {
+    auto r = ::testing::AssertionFailure() << a << " and " << b << " hold different files:";
+    for (const auto& n : na) r << " " << n;
+    r << " vs";
+    for (const auto& n : nb) r << " " << n;
+    return r;
+  }
+  if (na.empty()) return ::testing::AssertionFailure() << a << " is empty";
+  for (const std::string& n : na) {
+    const std::string x = ReadFile(a + "/" + n), y = ReadFile(b + "/" + n);
+    if (x != y) {
+      const int64_t at = FirstMismatch(x, y);
+      return ::testing::AssertionFailure() << n << " differs at byte " << at << " (sizes "
+                                           << x.size() << " vs " << y.size() << ")";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Modification time (ns) and inode of every file in `dir`, to tell "untouched" from "rewritten".
+struct FileStamp {
+  int64_t mtime_ns;
+  uint64_t inode;
+  friend bool operator==(const FileStamp&, const FileStamp&) = default;
+};
+
+inline std::map<std::string, FileStamp> StampsOf(const std::string& dir) {
+  std::map<std::string, FileStamp> stamps;
+  for (const std::string& n : ListDir(dir)) {
+    struct stat st {};
+    if (stat((dir + "/" + n).c_str(), &st) != 0) continue;
+    stamps[n] = FileStamp{int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec,
+                          static_cast<uint64_t>(st.st_ino)};
+  }
+  struct stat st {};
+  if (stat(dir.c_str(), &st) == 0) {
+    stamps["."] = FileStamp{int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec,
+                            static_cast<uint64_t>(st.st_ino)};
+  }
+  return stamps;
+}
+
+// Flips the low bit of byte `at` of `path`.
+inline void FlipByte(const std::string& path, uint64_t at) {
+  std::string bytes = ReadFile(path);
+  ASSERT_LT(at, bytes.size()) << path;
+  bytes[at] = static_cast<char>(bytes[at] ^ 1);
+  WriteFile(path, bytes);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The manifest, read as documented in shards/manifest.h: "key value..." lines opening with
+// "needle-shards <version>" and closing with "manifest-hash <16 hex digits>", the XXH3-64 of
+// every byte before that line.
+
+struct ManifestFileEntry {
+  std::string name;
+  uint64_t size = 0;
+  std::string digest;  // as written: 16 hex digits
+};
+
+struct ParsedManifest {
+  std::string error;  // empty when well formed
+  std::string version;
+  std::map<std::string, std::string> values;     // single-valued keys
+  std::vector<std::vector<uint64_t>> intervals;  // {p, begin, end}
+  std::vector<ManifestFileEntry> files;
+};
+
+// The manifest text with its hash line recomputed for `body` (everything before that line).
+inline std::string WithManifestHash(const std::string& body) {
+  return body + "manifest-hash " + Hex16(XXH3_64bits(body.data(), body.size())) + "\n";
+}
+
+// The bytes before the "manifest-hash " line, or "" when there is none.
+inline std::string ManifestBody(const std::string& text) {
+  const size_t at = text.rfind("\nmanifest-hash ");
+  return at == std::string::npos ? "" : text.substr(0, at + 1);
+}
+
+inline ParsedManifest ParseManifestText(const std::string& text) {
+  ParsedManifest m;
+  const std::string body = ManifestBody(text);
+  if (body.empty()) {
+    m.error = "no manifest-hash line";
+    return m;
+  }
+  const std::string hash_line = text.substr(body.size());
+  if (hash_line != "manifest-hash " + Hex16(XXH3_64bits(body.data(), body.size())) + "\n") {
+    m.error = "hash line '" + hash_line + "' does not match the XXH3-64 of the bytes before it";
+    return m;
+  }
+  std::istringstream lines(body);
+  std::string line;
+  bool first = true;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string key;
+    words >> key;
+    if (first) {
+      if (key != "needle-shards") m.error = "first line is '" + line + "'";
+      words >> m.version;
+      first = false;
+    } else if (key == "interval") {
+      std::vector<uint64_t> v(3);
+      words >> v[0] >> v[1] >> v[2];
+      m.intervals.push_back(v);
+    } else if (key == "file") {
+      ManifestFileEntry f;
+      words >> f.name >> f.size >> f.digest;
+      m.files.push_back(f);
+    } else if (!key.empty()) {
+      std::string rest;
+      std::getline(words >> std::ws, rest);
+      m.values[key] = rest;
+    }
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shard files, read at the documented byte offsets.
+//
+// .adj: header at 0 — magic "NEEDLADJ" (8), version u32, shard u32, num_runs u64, num_edges
+// u64, runs_pos u64, targets_pos u64; runs (source u32, count u32) at runs_pos = 4096; targets
+// (u32) at targets_pos, the next 4 KiB boundary after the runs; the file padded to 4 KiB.
+
+template <class T>
+T Load(const std::string& bytes, uint64_t at) {
+  T v{};
+  if (at + sizeof(T) <= bytes.size()) std::memcpy(&v, bytes.data() + at, sizeof(T));
+  return v;
+}
+
+template <class T>
+std::vector<T> LoadArray(const std::string& bytes, uint64_t at, uint64_t count) {
+  std::vector<T> v(count);
+  if (count > 0 && at + count * sizeof(T) <= bytes.size()) {
+    std::memcpy(v.data(), bytes.data() + at, count * sizeof(T));
+  }
+  return v;
+}
+
+inline bool ZeroFrom(const std::string& bytes, uint64_t at) {
+  for (uint64_t i = at; i < bytes.size(); ++i) {
+    if (bytes[i] != 0) return false;
+  }
+  return true;
+}
+
+struct Run {
+  uint32_t source;
+  uint32_t count;
+};
+
+struct ShardContents {
+  uint64_t num_runs = 0;
+  uint64_t num_edges = 0;
+  std::vector<Run> runs;
+  std::vector<uint32_t> targets;
+  std::vector<uint32_t> value_bits;
+  std::vector<OracleEdge> edges;  // (run source, target, value bits), in file order
+};
+
+// Reads and checks the layout of shard p's .adj and .val files (contents are checked later).
+inline void ReadShard(const std::string& dir, uint32_t p, ShardContents* s) {
+  SCOPED_TRACE("shard " + std::to_string(p));
+  const std::string adj = ReadFile(dir + "/" + ShardName(p, ".adj"));
+  ASSERT_GE(adj.size(), 4096u);
+  ASSERT_EQ(adj.substr(0, 8), "NEEDLADJ");
+  EXPECT_EQ(Load<uint32_t>(adj, 8), 1u) << "format version";
+  EXPECT_EQ(Load<uint32_t>(adj, 12), p) << "shard index in the header";
+  s->num_runs = Load<uint64_t>(adj, 16);
+  s->num_edges = Load<uint64_t>(adj, 24);
+  const uint64_t runs_pos = Load<uint64_t>(adj, 32);
+  const uint64_t targets_pos = Load<uint64_t>(adj, 40);
+  ASSERT_EQ(runs_pos, 4096u);
+  ASSERT_EQ(targets_pos, AlignUp(runs_pos + 8 * s->num_runs));
+  ASSERT_EQ(adj.size(), AlignUp(targets_pos + 4 * s->num_edges)) << "adjacency file size";
+  EXPECT_TRUE(ZeroFrom(adj.substr(0, 4096), 64)) << "header padding is not zero";
+  EXPECT_TRUE(ZeroFrom(adj.substr(0, targets_pos), runs_pos + 8 * s->num_runs))
+      << "runs padding is not zero";
+  EXPECT_TRUE(ZeroFrom(adj, targets_pos + 4 * s->num_edges)) << "targets padding is not zero";
+  s->runs = LoadArray<Run>(adj, runs_pos, s->num_runs);
+  s->targets = LoadArray<uint32_t>(adj, targets_pos, s->num_edges);
+
+  const std::string val = ReadFile(dir + "/" + ShardName(p, ".val"));
+  ASSERT_EQ(val.size(), AlignUp(4 * s->num_edges)) << "values file size";
+  EXPECT_TRUE(ZeroFrom(val, 4 * s->num_edges)) << "values padding is not zero";
+  s->value_bits = LoadArray<uint32_t>(val, 0, s->num_edges);
+
+  uint64_t edge = 0;
+  for (uint64_t r = 0; r < s->runs.size(); ++r) {
+    const Run& run = s->runs[r];
+    ASSERT_GT(run.count, 0u) << "run " << r << " is empty";
+    if (r > 0) {
+      ASSERT_LT(s->runs[r - 1].source, run.source) << "run sources not increasing at run " << r;
+    }
+    ASSERT_LE(edge + run.count, s->num_edges) << "runs hold more edges than the header says";
+    for (uint32_t i = 0; i < run.count; ++i, ++edge) {
+      s->edges.push_back(OracleEdge{run.source, s->targets[edge], s->value_bits[edge]});
+    }
+  }
+  ASSERT_EQ(edge, s->num_edges) << "runs hold fewer edges than the header says";
+}
+
+struct ShardSetSummary {
+  uint32_t num_intervals = 0;
+  std::vector<uint64_t> bounds;
+  uint64_t max_interval_cost = 0;
+};
+
+// Checks the shard set in `dir` against the input graph `g`. When usable > 0, also that every
+// interval's cost fits `usable` and that there are at least ceil(total / usable) intervals.
+inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t usable,
+                          ShardSetSummary* summary = nullptr) {
+  SCOPED_TRACE("shard set " + dir);
+  const uint64_t n = g.num_vertices;
+  const uint64_t m = g.edges.size();
+
+  // The manifest: counts, intervals, files.
+  const ParsedManifest man = ParseManifestText(ReadFile(dir + "/manifest"));
+  ASSERT_EQ(man.error, "");
+  EXPECT_EQ(man.version, "1");
+  EXPECT_EQ(man.values.count("input-path"), 1u);
+  ASSERT_EQ(man.values.count("vertices"), 1u);
+  EXPECT_EQ(man.values.at("vertices"), std::to_string(n));
+  EXPECT_EQ(man.values.at("edges"), std::to_string(m));
+  EXPECT_EQ(man.values.at("weighted"), g.weighted ? "1" : "0");
+  ASSERT_GE(man.intervals.size(), 1u);
+  const uint32_t P = static_cast<uint32_t>(man.intervals.size());
+  EXPECT_EQ(man.values.at("intervals"), std::to_string(P));
+  std::vector<uint64_t> bounds{0};
+  for (uint32_t p = 0; p < P; ++p) {
+    const auto& iv = man.intervals[p];
+    ASSERT_EQ(iv[0], p) << "interval lines out of order";
+    ASSERT_EQ(iv[1], bounds.back()) << "interval " << p << " does not start where the last ended";
+    if (n > 0) {
+      ASSERT_LT(iv[1], iv[2]) << "interval " << p << " is empty";
+    }
+    bounds.push_back(iv[2]);
+  }
+  ASSERT_EQ(bounds.back(), n) << "intervals do not cover [0, n)";
+
+  std::set<std::string> expected_files{"windows.idx", "degrees.bin"};
+  for (uint32_t p = 0; p < P; ++p) {
+    expected_files.insert(ShardName(p, ".adj"));
+    expected_files.insert(ShardName(p, ".val"));
+  }
+  std::set<std::string> listed;
+  for (const ManifestFileEntry& f : man.files) {
+    EXPECT_TRUE(listed.insert(f.name).second) << f.name << " listed twice";
+    const std::string bytes = ReadFile(dir + "/" + f.name);
+    EXPECT_EQ(bytes.size(), f.size) << f.name << ": size on disk vs manifest";
+    EXPECT_EQ(f.size % 4096, 0u) << f.name << " is not padded to 4 KiB";
+    EXPECT_EQ(f.digest, Hex16(XXH3_64bits(bytes.data(), bytes.size())))
+        << f.name << ": digest in the manifest vs XXH3-64 of the file";
+  }
+  EXPECT_EQ(listed, expected_files) << "the manifest's file list";
+  std::set<std::string> on_disk(expected_files);
+  on_disk.insert("manifest");
+  const std::vector<std::string> present = ListDir(dir);
+  EXPECT_EQ(std::set<std::string>(present.begin(), present.end()), on_disk)
+      << "files in the directory (temporary files left behind?)";
+
+  // The oracle's edges, sorted, dealt to the interval of their target.
+  std::vector<OracleEdge> sorted = g.edges;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::vector<OracleEdge>> expected(P);
+  for (const OracleEdge& e : sorted) {
+    const uint32_t p = static_cast<uint32_t>(
+        std::upper_bound(bounds.begin(), bounds.end(), e.target) - bounds.begin() - 1);
+    expected[p].push_back(e);
+  }
+
+  const std::string windows = ReadFile(dir + "/windows.idx");
+  const uint64_t entries = uint64_t{P} * (P + 1);
+  ASSERT_EQ(windows.size(), AlignUp(16 * entries)) << "windows.idx size";
+  EXPECT_TRUE(ZeroFrom(windows, 16 * entries)) << "windows.idx padding is not zero";
+  uint64_t total_edges = 0;
+  for (uint32_t p = 0; p < P; ++p) {
+    ShardContents s;
+    ReadShard(dir, p, &s);
+    if (::testing::Test::HasFatalFailure()) return;
+    total_edges += s.num_edges;
+    for (uint64_t i = 0; i < s.edges.size(); ++i) {
+      const OracleEdge& e = s.edges[i];
+      ASSERT_TRUE(e.target >= bounds[p] && e.target < bounds[p + 1])
+          << "shard " << p << " edge " << i << " targets " << e.target << ", outside interval ["
+          << bounds[p] << ", " << bounds[p + 1] << ")";
+      if (i > 0) {
+        ASSERT_TRUE(s.edges[i - 1] <= e)
+            << "shard " << p << " not sorted by (source, target, weight bits) at edge " << i;
+      }
+    }
+    EXPECT_TRUE(SequencesEqual("shard edges", s.edges, expected[p])) << "shard " << p;
+    // Windows: for interval q, the first run (and edge) whose source is >= bounds[q]; the
+    // closing entry q = P holds the shard's totals.
+    for (uint32_t q = 0; q <= P; ++q) {
+      uint64_t run = 0, edge = 0;
+      while (q < P && run < s.runs.size() && s.runs[run].source < bounds[q]) {
+        edge += s.runs[run++].count;
+      }
+      if (q == P) {
+        run = s.num_runs;
+        edge = s.num_edges;
+      }
+      const uint64_t at = 16 * (uint64_t{p} * (P + 1) + q);
+      EXPECT_EQ(Load<uint64_t>(windows, at), run)
+          << "first run of window (" << p << ", " << q << ")";
+      EXPECT_EQ(Load<uint64_t>(windows, at + 8), edge)
+          << "first edge of window (" << p << ", " << q << ")";
+    }
+  }
+  EXPECT_EQ(total_edges, m) << "edges across all shards";
+
+  const Degrees d = DegreesOf(g);
+  const std::string degrees = ReadFile(dir + "/degrees.bin");
+  ASSERT_EQ(degrees.size(), AlignUp(8 * n)) << "degrees.bin size";
+  EXPECT_TRUE(SequencesEqual("out-degrees", LoadArray<uint32_t>(degrees, 0, n), d.out));
+  EXPECT_TRUE(SequencesEqual("in-degrees", LoadArray<uint32_t>(degrees, 4 * n, n), d.in));
+  EXPECT_TRUE(ZeroFrom(degrees, 8 * n)) << "degrees.bin padding is not zero";
+
+  // Interval costs.
+  uint64_t total = 0, max_cost = 0;
+  for (uint32_t p = 0; p < P; ++p) {
+    uint64_t cost = 0;
+    for (uint64_t v = bounds[p]; v < bounds[p + 1]; ++v) cost += CostOf(d.out[v], d.in[v]);
+    if (usable > 0) {
+      EXPECT_LE(cost, usable) << "interval " << p << " exceeds the budget";
+    }
+    max_cost = std::max(max_cost, cost);
+    total += cost;
+  }
+  if (usable > 0) {
+    EXPECT_GE(P, std::max<uint64_t>(1, (total + usable - 1) / usable))
+        << "fewer intervals than ceil(total cost / usable)";
+  }
+  if (summary != nullptr) {
+    summary->num_intervals = P;
+    summary->bounds = bounds;
+    summary->max_interval_cost = max_cost;
+  }
+}
+
+}  // namespace needle::testing
