@@ -613,11 +613,40 @@ class Sharder {
 
 std::string DefaultShardDir(const std::string& input) { return input + ".shards"; }
 
+// Whether `dir` looks like (part of) a shard set: empty, or holding at least one file that
+// only a shard set has. A directory of other files is someone else's and is never replaced.
+bool LooksLikeShardSet(const std::string& dir) {
+  std::error_code ec;
+  bool empty = true;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    empty = false;
+    const std::string name = entry.path().filename().string();
+    if (name == kWindowsName || name == kDegreesName ||
+        (name.rfind("shard-", 0) == 0 && (name.ends_with(".adj") || name.ends_with(".val")))) {
+      return true;
+    }
+  }
+  return empty && !ec;
+}
+
 ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   const std::string dir = options.out_dir.empty() ? DefaultShardDir(input) : options.out_dir;
   InputFingerprint fingerprint = InputFingerprint::Of(input);
+  RemoveLeftovers(dir);  // of killed runs, whether this run rebuilds or reuses
   std::string reason;
-  if (fs::exists(dir + "/" + kManifestName) && !options.force) {
+  if (fs::exists(dir) && !fs::is_directory(dir)) {
+    throw Error(dir, "exists and is not a directory; choose another --out");
+  }
+  if (fs::exists(dir) && !fs::exists(dir + "/" + kManifestName)) {
+    if (!LooksLikeShardSet(dir)) {
+      throw Error(dir,
+                  "exists and is not a shard set (no manifest, no shard files); refusing "
+                  "to replace it: choose another --out");
+    }
+    reason = "it has no manifest (an incomplete shard set)";
+  } else if (fs::exists(dir) && options.force) {
+    reason = "--force";
+  } else if (fs::exists(dir)) {
     try {
       ShardSet existing = ShardSet::Open(dir, /*verify_digests=*/true);
       reason = fingerprint.DifferenceFrom(existing.manifest().input);
@@ -636,10 +665,8 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
     } catch (const Error& e) {
       reason = e.what();
     }
-    if (options.log) options.log("rebuilding " + dir + ": " + reason);
-  } else if (options.force && fs::exists(dir)) {
-    reason = "--force";
   }
+  if (!reason.empty() && options.log) options.log("rebuilding " + dir + ": " + reason);
   ShardReport report = Sharder(input, options, dir).Run(std::move(fingerprint));
   report.rebuild_reason = reason;
   return report;
