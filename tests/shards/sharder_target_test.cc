@@ -1,0 +1,71 @@
+// The sharder's output directory: it replaces only what is (or was being made into) a shard
+// set, never a directory of someone else's files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "loaders/error.h"
+#include "shards/sharder.h"
+
+namespace needle {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ShardTargetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("needle_target_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    input_ = (dir_ / "g.el").string();
+    std::ofstream(input_) << "0 1\n1 2\n2 0\n";
+    options_.memory_bytes = uint64_t{80} << 20;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  std::string input_;
+  ShardOptions options_;
+};
+
+TEST_F(ShardTargetTest, RefusesToReplaceADirectoryOfOtherFiles) {
+  const fs::path target = dir_ / "mine";
+  fs::create_directories(target);
+  std::ofstream(target / "notes.txt") << "keep me\n";
+  options_.out_dir = target.string();
+  try {
+    ShardGraph(input_, options_);
+    FAIL() << "expected the sharder to refuse " << target;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(target.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a shard set"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::exists(target / "notes.txt"));
+  EXPECT_FALSE(fs::exists(target / "manifest"));
+}
+
+TEST_F(ShardTargetTest, RefusesAFileInPlaceOfTheDirectory) {
+  const fs::path target = dir_ / "plain-file";
+  std::ofstream(target) << "x";
+  options_.out_dir = target.string();
+  EXPECT_THROW(ShardGraph(input_, options_), Error);
+  EXPECT_TRUE(fs::is_regular_file(target));
+}
+
+TEST_F(ShardTargetTest, FillsAnEmptyDirectory) {
+  const fs::path target = dir_ / "empty";
+  fs::create_directories(target);
+  options_.out_dir = target.string();
+  const ShardReport report = ShardGraph(input_, options_);
+  EXPECT_FALSE(report.reused);
+  EXPECT_TRUE(fs::exists(target / "manifest"));
+  EXPECT_EQ(report.manifest.num_edges, 3u);
+}
+
+}  // namespace
+}  // namespace needle
