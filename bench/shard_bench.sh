@@ -39,17 +39,16 @@ for run in $(seq "$repeats"); do
 done
 head -1 "$dir/log.txt"
 edges=$(sed -n 's/.* \([0-9]*\) edges.*/\1/p' "$dir/log.txt" | tail -1)
-sort -n "$dir/runs.txt" | awk -v r="$repeats" -v bytes="$bytes" -v edges="$edges" \
-    -v mem="$memory_mb" -v ceiling="$ceiling" -v warm="$warm" '
-  { wall[NR] = $1; cpu[NR] = $2 + $3; rss[NR] = $4 }
-  END {
-    m = int((r + 1) / 2); w = wall[m];
-    n = asort(cpu); c = cpu[int((n + 1) / 2)];
-    n = asort(rss); peak = rss[n] / 1024;
-    printf "median wall %.2f s: %.0f MB/s of input = %.2fx the disk read ceiling (%.2f GB/s direct), %.3fx the warm read ceiling (%.2f GB/s)\n",
-           w, bytes / w / 1e6, (bytes / w / 1e9) / ceiling, ceiling, (bytes / w / 1e9) / warm, warm;
-    printf "median CPU %.2f s: %.1f M edges per CPU-second = %.1fx GraphChi (3.4 M; target 5x)\n",
-           c, edges / c / 1e6, edges / c / 1e6 / 3.4;
-    printf "peak RSS %.0f MiB of the %d MiB budget (%.0f%%)\n", peak, mem, 100 * peak / mem;
-  }'
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+wall=$(awk '{ print $1 }' "$dir/runs.txt" | median)
+cpu=$(awk '{ print $2 + $3 }' "$dir/runs.txt" | median)
+peak_kb=$(awk '{ print $4 }' "$dir/runs.txt" | sort -g | tail -1)
+awk -v w="$wall" -v c="$cpu" -v peak_kb="$peak_kb" -v bytes="$bytes" -v edges="$edges" \
+    -v mem="$memory_mb" -v ceiling="$ceiling" -v warm="$warm" 'BEGIN {
+  printf "median wall %.2f s: %.0f MB/s of input = %.2fx the disk read ceiling (%.2f GB/s direct), %.3fx the warm read ceiling (%.2f GB/s)\n",
+         w, bytes / w / 1e6, (bytes / w / 1e9) / ceiling, ceiling, (bytes / w / 1e9) / warm, warm;
+  printf "median CPU %.2f s: %.1f M edges per CPU-second = %.2fx GraphChi (3.4 M; target 5x)\n",
+         c, edges / c / 1e6, edges / c / 1e6 / 3.4;
+  printf "peak RSS %.0f MiB of the %d MiB budget (%.0f%%)\n", peak_kb / 1024, mem, 100 * peak_kb / 1024 / mem;
+}'
 rm -rf "$dir/shards" "$dir/io"
