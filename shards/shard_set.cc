@@ -10,6 +10,7 @@
 #include "loaders/parallel.h"
 #include "loaders/unique_fd.h"
 #include "shards/hashing_writer.h"
+#include "shards/io_backend.h"
 
 namespace needle {
 
@@ -93,6 +94,12 @@ uint64_t ShardSet::BytesOf(const std::string& suffix) const {
     }
   }
   return total;
+}
+
+void EvictShardSet(const std::string& dir) {
+  const Manifest m = ReadManifest(dir);
+  for (const ManifestFile& f : m.files) EvictFromPageCache(dir + "/" + f.name);
+  EvictFromPageCache(dir + "/" + kManifestName);
 }
 
 }  // namespace needle

@@ -44,4 +44,8 @@ class ShardSet {
   std::vector<WindowEntry> windows_;
 };
 
+// For cold-cache benchmarks: fsyncs every file of the shard set in `dir` and drops it from the
+// page cache (EvictFromPageCache on each file the manifest lists). Throws Error.
+void EvictShardSet(const std::string& dir);
+
 }  // namespace needle

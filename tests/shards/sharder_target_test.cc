@@ -7,6 +7,7 @@
 #include <string>
 
 #include "loaders/error.h"
+#include "shards/shard_set.h"
 #include "shards/sharder.h"
 
 namespace needle {
@@ -65,6 +66,20 @@ TEST_F(ShardTargetTest, FillsAnEmptyDirectory) {
   EXPECT_FALSE(report.reused);
   EXPECT_TRUE(fs::exists(target / "manifest"));
   EXPECT_EQ(report.manifest.num_edges, 3u);
+}
+
+}  // namespace
+}  // namespace needle
+
+namespace needle {
+namespace {
+
+TEST_F(ShardTargetTest, EvictingASetKeepsItValidAndRefusesANonSet) {
+  options_.out_dir = (dir_ / "set").string();
+  ShardGraph(input_, options_);
+  EvictShardSet(options_.out_dir);
+  EXPECT_NO_THROW(ShardSet::Open(options_.out_dir));
+  EXPECT_THROW(EvictShardSet((dir_ / "nothing-here").string()), Error);
 }
 
 }  // namespace
