@@ -44,6 +44,40 @@ bool operator<(const Record& a, const Record& b) {
   return wa < wb;
 }
 
+// A stable parallel counting partition: out receives in[0, count) grouped by key(in[i]) (a
+// value below `keys`), each group in input order — whatever the thread count. starts gets
+// keys + 1 entries: group g is out[starts[g], starts[g + 1]).
+template <class T, class Key>
+void StablePartition(const T* in, T* out, uint64_t count, uint64_t keys, Key key, int threads,
+                     std::vector<uint64_t>& starts) {
+  std::vector<uint64_t> counts(static_cast<size_t>(threads) * keys, 0);
+  starts.assign(keys + 1, 0);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+    const uint64_t lo = count * t / nt, hi = count * (t + 1) / nt;
+    uint64_t* c = counts.data() + static_cast<size_t>(t) * keys;
+    for (uint64_t i = lo; i < hi; ++i) ++c[key(in[i])];
+#pragma omp barrier
+#pragma omp single
+    {
+      uint64_t at = 0;
+      for (uint64_t g = 0; g < keys; ++g) {  // group by group, thread slices in order
+        starts[g] = at;
+        for (int u = 0; u < nt; ++u) {
+          uint64_t& slot = counts[static_cast<size_t>(u) * keys + g];
+          const uint64_t n = slot;
+          slot = at;
+          at += n;
+        }
+      }
+      starts[keys] = at;
+    }
+    for (uint64_t i = lo; i < hi; ++i) out[c[key(in[i])]++] = in[i];
+  }
+}
+
 // A directory that is removed with its contents unless Commit() renamed it into place.
 class TempDir {
  public:
@@ -353,38 +387,12 @@ class Sharder {
     }
     const uint64_t block = BlockEdges();
     std::vector<Record> in(block), grouped(block);
-    std::vector<uint32_t> interval(block);
-    std::vector<uint64_t> counts(static_cast<size_t>(threads_) * p_count);
-    std::vector<uint64_t> bucket_start(p_count + 1);
+    std::vector<uint64_t> bucket_start;
     uint64_t done = 0;
     auto partition = [&](uint64_t count) {
-      std::fill(counts.begin(), counts.end(), 0);
-      // A stable counting partition: bucket by bucket, thread slices in input order, so the
-      // bucket files' contents do not depend on the thread count.
-#pragma omp parallel num_threads(threads_)
-      {
-        const int t = omp_get_thread_num();
-        const int nt = omp_get_num_threads();
-        const uint64_t lo = count * t / nt, hi = count * (t + 1) / nt;
-        uint64_t* c = counts.data() + static_cast<size_t>(t) * p_count;
-        for (uint64_t i = lo; i < hi; ++i) ++c[interval[i] = IntervalOf(in[i].target)];
-#pragma omp barrier
-#pragma omp single
-        {
-          uint64_t at = 0;
-          for (uint32_t p = 0; p < p_count; ++p) {
-            bucket_start[p] = at;
-            for (int u = 0; u < nt; ++u) {
-              uint64_t& slot = counts[static_cast<size_t>(u) * p_count + p];
-              const uint64_t n = slot;
-              slot = at;
-              at += n;
-            }
-          }
-          bucket_start[p_count] = at;
-        }
-        for (uint64_t i = lo; i < hi; ++i) grouped[c[interval[i]]++] = in[i];
-      }
+      StablePartition(
+          in.data(), grouped.data(), count, p_count,
+          [this](const Record& r) { return IntervalOf(r.target); }, threads_, bucket_start);
       for (uint32_t p = 0; p < p_count; ++p) {
         buckets_[p]->Append(grouped.data() + bucket_start[p],
                             bucket_start[p + 1] - bucket_start[p]);
@@ -446,32 +454,12 @@ class Sharder {
     while ((uint64_t{1} << bits) < num_vertices_) ++bits;
     const int shift = std::clamp(bits - 10, 0, 16);
     const uint64_t groups = (num_vertices_ >> shift) + 1;
-    std::vector<uint64_t> counts(static_cast<size_t>(threads_) * groups);
-    std::vector<uint64_t> start(groups + 1);
+    std::vector<uint64_t> start;
+    StablePartition(
+        edges.data(), scratch.data(), e, groups,
+        [shift](const Record& r) { return r.source >> shift; }, threads_, start);
 #pragma omp parallel num_threads(threads_)
     {
-      const int t = omp_get_thread_num();
-      const int nt = omp_get_num_threads();
-      const uint64_t lo = e * t / nt, hi = e * (t + 1) / nt;
-      uint64_t* c = counts.data() + static_cast<size_t>(t) * groups;
-      for (uint64_t i = lo; i < hi; ++i) ++c[edges[i].source >> shift];
-#pragma omp barrier
-#pragma omp single
-      {
-        uint64_t at = 0;
-        for (uint64_t g = 0; g < groups; ++g) {
-          start[g] = at;
-          for (int u = 0; u < nt; ++u) {
-            uint64_t& slot = counts[static_cast<size_t>(u) * groups + g];
-            const uint64_t n = slot;
-            slot = at;
-            at += n;
-          }
-        }
-        start[groups] = at;
-      }
-      for (uint64_t i = lo; i < hi; ++i) scratch[c[edges[i].source >> shift]++] = edges[i];
-#pragma omp barrier
       std::vector<uint64_t> local(size_t{1} << shift);
 #pragma omp for schedule(dynamic, 4)
       for (uint64_t g = 0; g < groups; ++g) {
