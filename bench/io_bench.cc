@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -48,63 +50,39 @@ struct BenchOptions {
   bool fixed = true;
 };
 
-const char kUsage[] =
-    "usage: io_bench [--dir /tmp/needle-io] [--size-mb 1024] [--block-kb 1024] [--qd 32]\n"
-    "                [--repeats 3] [--keep] [--no-fixed]\n"
-    "  --block-kb  a multiple of 4 (direct I/O needs 4 KiB blocks)\n"
-    "  --keep      leave the files in --dir (default: remove them)\n"
-    "  --no-fixed  do not register the buffers with io_uring\n";
+namespace po = boost::program_options;
 
-// Thrown for a bad command line; main prints it with the usage.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-int ParseInt(std::string_view flag, const char* value, int min, int max) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(value, &end, 10);
-  if (end == value || *end != '\0' || errno != 0 || v < min || v > max) {
-    throw UsageError(std::string(flag) + " needs an integer in " + std::to_string(min) + ".." +
-                     std::to_string(max) + ", not '" + value + "'");
+// Parses the command line; returns false after printing --help.
+bool ParseArgs(int argc, char** argv, BenchOptions& o) {
+  bool no_fixed = false;
+  po::options_description options("io_bench options");
+  auto add = options.add_options();
+  add("help,h", "show this help");
+  add("dir", po::value(&o.dir)->default_value(o.dir), "where the test file goes");
+  add("size-mb", po::value(&o.size_mb)->default_value(o.size_mb), "file size in MiB");
+  add("block-kb", po::value(&o.block_kb)->default_value(o.block_kb),
+      "block size in KiB, a multiple of 4 (direct I/O needs 4 KiB blocks)");
+  add("qd", po::value(&o.qd)->default_value(o.qd), "blocks in flight");
+  add("repeats", po::value(&o.repeats)->default_value(o.repeats), "runs per figure (median)");
+  add("keep", po::bool_switch(&o.keep), "leave the files in --dir");
+  add("no-fixed", po::bool_switch(&no_fixed), "do not register the buffers with io_uring");
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, options), vm);
+  if (vm.count("help")) {
+    std::cout << options << "\n";
+    return false;
   }
-  return static_cast<int>(v);
-}
-
-BenchOptions ParseArgs(int argc, char** argv) {
-  BenchOptions o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view flag = argv[i];
-    if (flag == "--keep") {
-      o.keep = true;
-      continue;
-    }
-    if (flag == "--no-fixed") {
-      o.fixed = false;
-      continue;
-    }
-    if (flag == "--help" || flag == "-h") throw UsageError("");
-    if (i + 1 >= argc) throw UsageError(std::string(flag) + " needs a value");
-    const char* value = argv[++i];
-    if (flag == "--dir") {
-      o.dir = value;
-    } else if (flag == "--size-mb") {
-      o.size_mb = ParseInt(flag, value, 1, 1 << 20);
-    } else if (flag == "--block-kb") {
-      o.block_kb = ParseInt(flag, value, 4, 1 << 20);
-      if (o.block_kb % 4 != 0) throw UsageError("--block-kb must be a multiple of 4");
-    } else if (flag == "--qd") {
-      o.qd = ParseInt(flag, value, 1, 4096);
-    } else if (flag == "--repeats") {
-      o.repeats = ParseInt(flag, value, 1, 1000);
-    } else {
-      throw UsageError("unknown option " + std::string(flag));
-    }
+  po::notify(vm);
+  o.fixed = !no_fixed;
+  if (o.size_mb < 1 || o.block_kb < 4 || o.block_kb % 4 != 0 || o.qd < 1 || o.qd > 4096 ||
+      o.repeats < 1) {
+    throw po::error(
+        "--size-mb, --qd (1..4096) and --repeats must be positive, --block-kb a multiple of 4");
   }
   if (static_cast<int64_t>(o.size_mb) * 1024 % o.block_kb != 0) {
-    throw UsageError("--size-mb must be a whole number of --block-kb blocks");
+    throw po::error("--size-mb must be a whole number of --block-kb blocks");
   }
-  return o;
+  return true;
 }
 
 double Seconds(std::chrono::steady_clock::time_point since) {
@@ -350,10 +328,11 @@ int Run(const BenchOptions& o) {
 
 int main(int argc, char** argv) {
   try {
-    return Run(ParseArgs(argc, argv));
-  } catch (const UsageError& e) {
-    if (*e.what() != '\0') std::fprintf(stderr, "io_bench: %s\n", e.what());
-    std::fputs(kUsage, stderr);
+    BenchOptions options;
+    if (!ParseArgs(argc, argv, options)) return 0;
+    return Run(options);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "io_bench: %s (see --help)\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "io_bench: %s\n", e.what());

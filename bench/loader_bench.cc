@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -52,58 +54,31 @@ struct BenchOptions {
   bool keep = false;
 };
 
-const char kUsage[] =
-    "usage: loader_bench [--scale 22] [--edge-factor 16] [--threads T] [--repeats 3]\n"
-    "                    [--dir /tmp/needle-bench] [--weighted] [--keep]\n"
-    "  --weighted  give the graph integer weights in [1, 255]\n"
-    "  --keep      leave the generated files in --dir (default: remove them)\n";
+namespace po = boost::program_options;
 
-// Thrown for a bad command line; main prints it with the usage.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-int ParseInt(std::string_view flag, const char* value, int min, int max) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(value, &end, 10);
-  if (end == value || *end != '\0' || errno != 0 || v < min || v > max) {
-    throw UsageError(std::string(flag) + " needs an integer in " + std::to_string(min) + ".." +
-                     std::to_string(max) + ", not '" + value + "'");
+// Parses the command line; returns false after printing --help.
+bool ParseArgs(int argc, char** argv, BenchOptions& o) {
+  po::options_description options("loader_bench options");
+  auto add = options.add_options();
+  add("help,h", "show this help");
+  add("scale", po::value(&o.scale)->default_value(o.scale), "R-MAT scale (log2 vertices)");
+  add("edge-factor", po::value(&o.edge_factor)->default_value(o.edge_factor), "edges per vertex");
+  add("threads", po::value(&o.threads)->default_value(o.threads), "threads (0: OpenMP default)");
+  add("repeats", po::value(&o.repeats)->default_value(o.repeats), "runs per figure (median)");
+  add("dir", po::value(&o.dir)->default_value(o.dir), "where the generated files go");
+  add("weighted", po::bool_switch(&o.weighted), "give the graph integer weights in [1, 255]");
+  add("keep", po::bool_switch(&o.keep), "leave the generated files in --dir");
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, options), vm);
+  if (vm.count("help")) {
+    std::cout << options << "\n";
+    return false;
   }
-  return static_cast<int>(v);
-}
-
-BenchOptions ParseArgs(int argc, char** argv) {
-  BenchOptions o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view flag = argv[i];
-    if (flag == "--weighted") {
-      o.weighted = true;
-      continue;
-    }
-    if (flag == "--keep") {
-      o.keep = true;
-      continue;
-    }
-    if (flag == "--help" || flag == "-h") throw UsageError("");
-    if (i + 1 >= argc) throw UsageError(std::string(flag) + " needs a value");
-    const char* value = argv[++i];
-    if (flag == "--scale") {
-      o.scale = ParseInt(flag, value, 1, 31);
-    } else if (flag == "--edge-factor") {
-      o.edge_factor = ParseInt(flag, value, 1, 1 << 20);
-    } else if (flag == "--threads") {
-      o.threads = ParseInt(flag, value, 1, 4096);
-    } else if (flag == "--repeats") {
-      o.repeats = ParseInt(flag, value, 1, 1000);
-    } else if (flag == "--dir") {
-      o.dir = value;
-    } else {
-      throw UsageError("unknown option " + std::string(flag));
-    }
+  po::notify(vm);
+  if (o.scale < 1 || o.scale > 31 || o.edge_factor < 1 || o.threads < 0 || o.repeats < 1) {
+    throw po::error("--scale must be 1..31, --edge-factor and --repeats at least 1");
   }
-  return o;
+  return true;
 }
 
 double Now() {
@@ -317,11 +292,12 @@ int Run(const BenchOptions& o) {
 
 int main(int argc, char** argv) {
   try {
-    return Run(ParseArgs(argc, argv));
-  } catch (const UsageError& e) {
-    if (e.what()[0] != '\0') std::fprintf(stderr, "loader_bench: %s\n", e.what());
-    std::fputs(kUsage, e.what()[0] != '\0' ? stderr : stdout);
-    return e.what()[0] != '\0' ? 2 : 0;
+    BenchOptions options;
+    if (!ParseArgs(argc, argv, options)) return 0;
+    return Run(options);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "loader_bench: %s (see --help)\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loader_bench: %s\n", e.what());
     return 1;
