@@ -134,8 +134,9 @@ class CsrGraphReader final : public GraphReader {
     if (weighted()) file_.ReadWeights(first, out.weights.first(count));
     // Sources: the vertex owning edge `first`, then walk the offsets forward.
     uint64_t u = FindOwner(first);
+    uint64_t next = Offset(u + 1);  // first edge past u's out-list
     for (uint64_t i = 0; i < count; ++i) {
-      while (Offset(u + 1) <= first + i) ++u;
+      while (next <= first + i) next = Offset(++u + 1);
       out.sources[i] = static_cast<VertexId>(u);
     }
     return count;
