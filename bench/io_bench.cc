@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/bench_main.h"
 #include "loaders/error.h"
 #include "shards/io_backend.h"
 
@@ -327,15 +328,5 @@ int Run(const BenchOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    BenchOptions options;
-    if (!ParseArgs(argc, argv, options)) return 0;
-    return Run(options);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "io_bench: %s (see --help)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "io_bench: %s\n", e.what());
-    return 1;
-  }
+  return needle::bench::BenchMain<BenchOptions>("io_bench", argc, argv, ParseArgs, Run);
 }

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/bench_main.h"
 #include "loaders/csr.h"
 #include "loaders/csr_file.h"
 #include "loaders/edge_list_writer.h"
@@ -291,15 +292,5 @@ int Run(const BenchOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    BenchOptions options;
-    if (!ParseArgs(argc, argv, options)) return 0;
-    return Run(options);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "loader_bench: %s (see --help)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "loader_bench: %s\n", e.what());
-    return 1;
-  }
+  return needle::bench::BenchMain<BenchOptions>("loader_bench", argc, argv, ParseArgs, Run);
 }
