@@ -10,6 +10,9 @@
 // must stay within usable = memory − kReservedBytes (I/O rings, degree arrays and bookkeeping
 // are in the reserve). P = ceil(total cost / usable) intervals, cut in id order where the
 // running cost crosses k × total / P, and split further wherever one would exceed usable.
+//
+// 16, 12 and 16 are the defaults (IntervalCosts{}); a program whose edge or vertex values are
+// wider or narrower plans with its own per-edge and per-vertex bytes, and the same formula.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +27,18 @@ inline constexpr uint64_t kInEdgeBytes = 16;
 inline constexpr uint64_t kOutEdgeBytes = 12;
 inline constexpr uint64_t kVertexBytes = 16;
 
+// Bytes the engine holds per in-edge, per out-edge and per vertex of an interval (the three
+// factors of cost(p) above).
+struct IntervalCosts {
+  uint64_t in_edge = kInEdgeBytes;
+  uint64_t out_edge = kOutEdgeBytes;
+  uint64_t vertex = kVertexBytes;
+  friend bool operator==(const IntervalCosts&, const IntervalCosts&) = default;
+  bool is_default() const { return *this == IntervalCosts{}; }
+  // "16 B/in-edge + 12 B/out-edge + 16 B/vertex"
+  std::string ToString() const;
+};
+
 struct IntervalPlan {
   std::vector<uint32_t> bounds;  // P + 1 vertex ids: interval p is [bounds[p], bounds[p+1])
   uint64_t usable_bytes = 0;
@@ -32,9 +47,11 @@ struct IntervalPlan {
   uint32_t num_intervals() const { return static_cast<uint32_t>(bounds.size() - 1); }
 };
 
+// Plans with cost(p) = 2 × (costs.in_edge × in + costs.out_edge × out + costs.vertex × vertices).
 // Throws std::invalid_argument when memory is below the reserve or one vertex alone does not
 // fit (naming the vertex and its degrees).
 IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
-                           std::span<const uint32_t> in_degree, uint64_t memory_bytes);
+                           std::span<const uint32_t> in_degree, uint64_t memory_bytes,
+                           const IntervalCosts& costs = {});
 
 }  // namespace needle

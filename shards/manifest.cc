@@ -84,6 +84,14 @@ std::string ShardingChoices::DifferenceFrom(const ShardingChoices& other) const 
   }
   if (format != other.format) return "it was built with --format " + other.format;
   if (weights != other.weights) return "it was built with --weights " + other.weights;
+  if (symmetrize != other.symmetrize) {
+    return std::string("symmetrize differs: it was built ") +
+           (other.symmetrize ? "with" : "without") + " --symmetrize";
+  }
+  if (costs != other.costs) {
+    return "interval costs differ: it was planned with " + other.costs.ToString() + ", not " +
+           costs.ToString();
+  }
   return "";
 }
 
@@ -97,6 +105,12 @@ std::string Manifest::Serialize() const {
   out << "memory " << choices.memory_bytes << "\n";
   out << "format " << choices.format << "\n";
   out << "weights " << choices.weights << "\n";
+  // Written only when not the default, so that a default manifest reads as it always did.
+  if (choices.symmetrize) out << "symmetrize 1\n";
+  if (!choices.costs.is_default()) {
+    out << "interval-costs " << choices.costs.in_edge << " " << choices.costs.out_edge << " "
+        << choices.costs.vertex << "\n";
+  }
   out << "vertices " << num_vertices << "\n";
   out << "edges " << num_edges << "\n";
   out << "weighted " << (weighted ? 1 : 0) << "\n";
@@ -176,6 +190,14 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
     } else if (key == "weights") {
       need(1);
       m.choices.weights = t[1];
+    } else if (key == "symmetrize") {  // absent: false
+      need(1);
+      const uint64_t v = num(1);
+      if (v > 1) throw Error::AtLine(path, line_no, "symmetrize must be 0 or 1");
+      m.choices.symmetrize = v == 1;
+    } else if (key == "interval-costs") {  // absent: the defaults
+      need(3);
+      m.choices.costs = IntervalCosts{num(1), num(2), num(3)};
     } else if (key == "vertices") {
       need(1);
       m.num_vertices = num(1);

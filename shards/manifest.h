@@ -2,14 +2,21 @@
 // options, its counts and intervals, and every file with its size and XXH3-64 digest.
 //
 // Text, one `key value...` per line, opening with "needle-shards <version>" and closing with
-// "manifest-hash <hex>" over all the bytes before that line. It is written last, under a
-// temporary name, fsynced and renamed into place, so its presence means the set is complete.
+// "manifest-hash <hex>" over all the bytes before that line. The choices added after version 1
+// was first written ("symmetrize 1", "interval-costs IN OUT VERTEX") appear only when they are
+// not the default, and a manifest without them has the defaults: a set sharded with default
+// choices has the same manifest as before they existed (and stays reusable), while an older
+// needle refuses a set that needs them (an unknown key) instead of misreading it. It is written
+// last, under a temporary name, fsynced and renamed into place, so its presence means the set is
+// complete.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "shards/intervals.h"
 
 namespace needle {
 
@@ -32,6 +39,10 @@ struct ShardingChoices {
   uint64_t memory_bytes = 0;
   std::string format = "auto";
   std::string weights = "auto";
+  bool symmetrize = false;  // every edge u->v also sharded as v->u (a self-loop once)
+  IntervalCosts costs;      // the per-edge and per-vertex bytes the intervals were planned with
+  // Empty when equal, else why not, from this side: e.g. "symmetrize differs: it was built
+  // without --symmetrize".
   std::string DifferenceFrom(const ShardingChoices& other) const;
 };
 

@@ -207,10 +207,15 @@ class Sharder {
     };
     CountDegrees();
     phase_done(&report_.count_seconds);
-    report_.plan = PlanIntervals(out_degree_.span(), in_degree_.span(), BudgetForIntervals());
+    report_.plan =
+        PlanIntervals(out_degree_.span(), in_degree_.span(), BudgetForIntervals(), options_.costs);
     BuildIntervalTable();
     Log(report_.plan.rule + "; budget = --memory - " + std::to_string((12 * num_vertices_) >> 20) +
         " MiB of degree arrays and interval table");
+    if (options_.symmetrize) {
+      Log("symmetrized: " + std::to_string(input_edges_) + " input edges -> " +
+          std::to_string(num_edges_) + " edges (each u->v also as v->u, a self-loop once)");
+    }
     Bucket();
     phase_done(&report_.bucket_seconds);
     WriteShards();
@@ -234,7 +239,7 @@ class Sharder {
   }
 
   static ShardingChoices Choices(const ShardOptions& o) {
-    return ShardingChoices{o.memory_bytes, o.format_name, o.weights_name};
+    return ShardingChoices{o.memory_bytes, o.format_name, o.weights_name, o.symmetrize, o.costs};
   }
 
  private:
@@ -266,7 +271,12 @@ class Sharder {
     o.read.chunk_bytes = std::clamp<uint64_t>(Usable() / 16, 1 << 20, 64 << 20);
     return o;
   }
-  uint64_t BlockEdges() const { return std::clamp<uint64_t>(Usable() / 8 / 24, 1 << 16, 8 << 20); }
+  // Edges per block read. Pass 2 holds a block twice (as read, then grouped by interval), 24 B
+  // per edge within budget/8; symmetrized, a block expands to twice its edges: half the block.
+  uint64_t BlockEdges() const {
+    const uint64_t per_edge = options_.symmetrize ? 48 : 24;
+    return std::clamp<uint64_t>(Usable() / 8 / per_edge, 1 << 16, 8 << 20);
+  }
 
   // Reads the whole input through the block API, calling f(block) for each block.
   template <class F>
@@ -287,11 +297,52 @@ class Sharder {
     reader->Close();
   }
 
+  Record RecordOf(const EdgeBlock& b, uint64_t i) const {
+    return Record{b.sources[i], b.targets[i], weighted_ ? b.weights[i] : 1.0f};
+  }
+
   void ToRecords(const EdgeBlock& b, Record* out) const {
 #pragma omp parallel for num_threads(threads_)
-    for (uint64_t i = 0; i < b.size(); ++i) {
-      out[i] = Record{b.sources[i], b.targets[i], weighted_ ? b.weights[i] : 1.0f};
+    for (uint64_t i = 0; i < b.size(); ++i) out[i] = RecordOf(b, i);
+  }
+
+  // The records pass 2 buckets for edges get(0) ... get(count - 1): each edge, followed, when
+  // symmetrizing, by its reverse unless it is a self-loop. Written to out (room for 2 × count)
+  // in that order whatever the thread count; returns how many.
+  template <class Get>
+  uint64_t Expand(uint64_t count, Get get, Record* out) const {
+    if (!options_.symmetrize) {
+#pragma omp parallel for num_threads(threads_)
+      for (uint64_t i = 0; i < count; ++i) out[i] = get(i);
+      return count;
     }
+    std::vector<uint64_t> start(static_cast<size_t>(threads_) + 1, 0);
+    int team = 1;
+#pragma omp parallel num_threads(threads_)
+    {
+      const int t = omp_get_thread_num();
+      const int nt = omp_get_num_threads();
+      const uint64_t lo = count * t / nt, hi = count * (t + 1) / nt;
+      uint64_t n = 0;
+      for (uint64_t i = lo; i < hi; ++i) {
+        const Record r = get(i);
+        n += r.source != r.target ? 2 : 1;
+      }
+      start[t + 1] = n;
+#pragma omp barrier
+#pragma omp single
+      {
+        team = nt;
+        for (int u = 0; u < nt; ++u) start[u + 1] += start[u];
+      }
+      uint64_t at = start[t];
+      for (uint64_t i = lo; i < hi; ++i) {
+        const Record r = get(i);
+        out[at++] = r;
+        if (r.source != r.target) out[at++] = Record{r.target, r.source, r.weight};
+      }
+    }
+    return start[team];
   }
 
   // Pass 1: count degrees. A compressed input is also copied in binary form, so that pass 2
@@ -305,11 +356,18 @@ class Sharder {
     }
     uint64_t position = 0;
     uint64_t vertices = 0;
+    uint64_t reversed = 0;  // edges that are not self-loops: each gains a reverse when symmetrized
+    const bool symmetrize = options_.symmetrize;
     ReadInput([&](const EdgeBlock& b) {
       const uint64_t count = b.size();
       VertexId top = 0;
-#pragma omp parallel for num_threads(threads_) reduction(max : top)
-      for (uint64_t i = 0; i < count; ++i) top = std::max({top, b.sources[i], b.targets[i]});
+      uint64_t non_loops = 0;
+#pragma omp parallel for num_threads(threads_) reduction(max : top) reduction(+ : non_loops)
+      for (uint64_t i = 0; i < count; ++i) {
+        top = std::max({top, b.sources[i], b.targets[i]});
+        non_loops += b.sources[i] != b.targets[i];
+      }
+      reversed += non_loops;
       if (top + uint64_t{1} > vertices) {
         vertices = top + uint64_t{1};
         GrowDegrees(vertices);
@@ -335,6 +393,16 @@ class Sharder {
           uint32_t* cv = v - lo < width ? &in[v] : &dummy;
           ++*cv;
         }
+        if (symmetrize) {  // the reverses v->u (none for a self-loop)
+          for (uint64_t i = 0; i < count; ++i) {
+            const VertexId u = b.sources[i], v = b.targets[i];
+            const bool twin = u != v;
+            uint32_t* cv = twin && v - lo < width ? &out[v] : &dummy;
+            ++*cv;
+            uint32_t* cu = twin && u - lo < width ? &in[u] : &dummy;
+            ++*cu;
+          }
+        }
       }
       if (copy) {
         ToRecords(b, records.data());
@@ -345,7 +413,8 @@ class Sharder {
     });
     if (copy) copy->Flush();
     copy_ = std::move(copy);
-    num_edges_ = position;
+    input_edges_ = position;
+    num_edges_ = position + (symmetrize ? reversed : 0);
     num_vertices_ = std::max(num_vertices_, vertices);
     GrowDegrees(num_vertices_);
   }
@@ -386,10 +455,12 @@ class Sharder {
           std::make_unique<RecordFile>(tmp_ + "/bucket-" + std::to_string(p), per_bucket));
     }
     const uint64_t block = BlockEdges();
-    std::vector<Record> in(block), grouped(block);
+    const uint64_t expanded = options_.symmetrize ? 2 * block : block;
+    std::vector<Record> in(expanded), grouped(expanded);
     std::vector<uint64_t> bucket_start;
-    uint64_t done = 0;
-    auto partition = [&](uint64_t count) {
+    uint64_t done = 0;  // input edges
+    // Buckets in[0, count): `input_count` input edges, expanded.
+    auto partition = [&](uint64_t count, uint64_t input_count) {
       StablePartition(
           in.data(), grouped.data(), count, p_count,
           [this](const Record& r) { return IntervalOf(r.target); }, threads_, bucket_start);
@@ -397,24 +468,37 @@ class Sharder {
         buckets_[p]->Append(grouped.data() + bucket_start[p],
                             bucket_start[p + 1] - bucket_start[p]);
       }
-      done += count;
-      Progress(2, done, num_edges_);
+      done += input_count;
+      Progress(2, done, input_edges_);
     };
     if (copy_) {
-      for (uint64_t first = 0; first < num_edges_; first += block) {
-        const uint64_t count = std::min(block, num_edges_ - first);
-        copy_->Read(first, in.data(), count);
-        partition(count);
+      // Symmetrized, the copy's records are read into the back half of `grouped` (free until
+      // the partition) and expanded into `in`; else read straight into `in`.
+      Record* raw = grouped.data() + block;
+      for (uint64_t first = 0; first < input_edges_; first += block) {
+        const uint64_t count = std::min(block, input_edges_ - first);
+        uint64_t n = count;
+        if (options_.symmetrize) {
+          copy_->Read(first, raw, count);
+          n = Expand(
+              count, [raw](uint64_t i) { return raw[i]; }, in.data());
+        } else {
+          copy_->Read(first, in.data(), count);
+        }
+        partition(n, count);
       }
       const std::string copy_path = copy_->path();
       copy_.reset();
       fs::remove(copy_path);
     } else {
       ReadInput([&](const EdgeBlock& b) {
-        ToRecords(b, in.data());
-        partition(b.size());
+        const uint64_t n = Expand(
+            b.size(), [this, &b](uint64_t i) { return RecordOf(b, i); }, in.data());
+        partition(n, b.size());
       });
-      if (done != num_edges_) throw Error(input_, "the input changed while it was being sharded");
+      if (done != input_edges_) {
+        throw Error(input_, "the input changed while it was being sharded");
+      }
     }
     for (auto& b : buckets_) b->Flush();
   }
@@ -586,7 +670,8 @@ class Sharder {
   ShardReport report_;
   bool weighted_ = false;
   uint64_t num_vertices_ = 0;
-  uint64_t num_edges_ = 0;
+  uint64_t input_edges_ = 0;  // edges read from the input
+  uint64_t num_edges_ = 0;    // edges sharded: input_edges_, or more when symmetrized
   HugeArray<uint32_t> out_degree_, in_degree_;
   HugeArray<uint32_t> interval_of_;
   HugeArray<Record> edges_, scratch_;  // pass 3's bucket and sort buffers
@@ -599,7 +684,9 @@ class Sharder {
 
 }  // namespace
 
-std::string DefaultShardDir(const std::string& input) { return input + ".shards"; }
+std::string DefaultShardDir(const std::string& input, bool symmetrize) {
+  return input + (symmetrize ? ".sym.shards" : ".shards");
+}
 
 // Whether `dir` looks like (part of) a shard set: empty, or holding at least one file that
 // only a shard set has. A directory of other files is someone else's and is never replaced.
@@ -618,7 +705,8 @@ bool LooksLikeShardSet(const std::string& dir) {
 }
 
 ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
-  const std::string dir = options.out_dir.empty() ? DefaultShardDir(input) : options.out_dir;
+  const std::string dir =
+      options.out_dir.empty() ? DefaultShardDir(input, options.symmetrize) : options.out_dir;
   InputFingerprint fingerprint = InputFingerprint::Of(input);
   RemoveLeftovers(dir);  // of killed runs, whether this run rebuilds or reuses
   std::string reason;

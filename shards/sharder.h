@@ -10,6 +10,11 @@
 // fsynced, the manifest is written last, and the directory is renamed into place (an older
 // set at DIR is moved aside and removed). A killed sharder leaves at most a temporary
 // directory, which no reader trusts and the next run removes; any error removes it at once.
+//
+// With `symmetrize`, every input edge u->v is sharded as u->v and v->u (a self-loop u->u
+// once), both with its weight: the degrees, intervals, shards, windows, degrees.bin and the
+// manifest's edge count all describe that symmetrized graph. It is a sharding choice, like
+// the budget and the interval costs: recorded in the manifest and compared on reuse.
 #pragma once
 
 #include <cstdint>
@@ -28,10 +33,12 @@ struct ShardOptions {
   ReadOptions read;                  // format, weights, threads of the input reader
   std::string format_name = "auto";  // as given on the command line (recorded)
   std::string weights_name = "auto";
-  std::string out_dir;  // default: GRAPH.shards
-  bool force = false;   // rebuild even when a matching set exists
-  int threads = 0;      // 0: OpenMP default
-  IoOptions io;         // backend (and O_DIRECT) for writing the shard files
+  std::string out_dir;      // default: DefaultShardDir(GRAPH, symmetrize)
+  bool symmetrize = false;  // shard every edge u->v also as v->u (a self-loop once)
+  IntervalCosts costs;      // per-edge and per-vertex bytes the intervals are planned with
+  bool force = false;       // rebuild even when a matching set exists
+  int threads = 0;          // 0: OpenMP default
+  IoOptions io;             // backend (and O_DIRECT) for writing the shard files
   // Progress and messages (reuse decisions, the interval rule); may be empty.
   std::function<void(const std::string&)> log;
   // Progress callback: phase (1..3), units done, units total. May be empty.
@@ -58,7 +65,8 @@ struct ShardReport {
 // std::invalid_argument when the budget cannot work.
 ShardReport ShardGraph(const std::string& input, const ShardOptions& options);
 
-// The default output directory for `input`: "<input>.shards".
-std::string DefaultShardDir(const std::string& input);
+// The default output directory for `input`: "<input>.shards", or "<input>.sym.shards" for
+// its symmetrized set (so that the two can live side by side).
+std::string DefaultShardDir(const std::string& input, bool symmetrize = false);
 
 }  // namespace needle

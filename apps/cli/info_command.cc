@@ -27,9 +27,14 @@ int DescribeShardSet(const std::string& dir) {
   std::printf("%-16s needle shards v%u\n", "format:", m.version);
   std::printf("%-16s %s (%llu bytes)\n", "built from:", m.input.path.c_str(),
               static_cast<unsigned long long>(m.input.size));
-  std::printf("%-16s --memory %llu MiB, --format %s, --weights %s\n",
+  std::printf("%-16s --memory %llu MiB, --format %s, --weights %s%s\n",
               "options:", static_cast<unsigned long long>(m.choices.memory_bytes >> 20),
-              m.choices.format.c_str(), m.choices.weights.c_str());
+              m.choices.format.c_str(), m.choices.weights.c_str(),
+              m.choices.symmetrize ? ", --symmetrize" : "");
+  std::printf("%-16s %s\n", "symmetrized:",
+              m.choices.symmetrize ? "yes (every edge u->v also as v->u, a self-loop once)" : "no");
+  std::printf("%-16s %s%s\n", "interval costs:", m.choices.costs.ToString().c_str(),
+              m.choices.costs.is_default() ? " (default)" : " (program-specific)");
   std::printf("%-16s %llu\n", "vertices:", static_cast<unsigned long long>(m.num_vertices));
   std::printf("%-16s %llu\n", "edges:", static_cast<unsigned long long>(m.num_edges));
   std::printf("%-16s %s\n", "weighted:", m.weighted ? "yes" : "no");

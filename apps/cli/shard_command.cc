@@ -22,7 +22,10 @@ int RunShard(const std::vector<std::string>& args) {
   add("input", po::value(&input)->required(), "graph file");
   add("memory", po::value(&memory)->default_value("1G"),
       "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder");
-  add("out", po::value(&shard.out_dir), "shard set directory (default: GRAPH.shards)");
+  add("out", po::value(&shard.out_dir),
+      "shard set directory (default: GRAPH.shards; GRAPH.sym.shards with --symmetrize)");
+  add("symmetrize", po::bool_switch(&shard.symmetrize),
+      "shard every edge u->v also as v->u (a self-loop once), e.g. for connected components");
   add("force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
   add("io", po::value(&io)->default_value("auto"),
       "I/O backend for the shard files: auto, uring, pread");
@@ -31,8 +34,9 @@ int RunShard(const std::vector<std::string>& args) {
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;
   positional.add("input", 1);
-  if (!ParseCommandLine(args, "needle shard GRAPH [--memory 1G] [--out DIR] [options]", options,
-                        positional)) {
+  if (!ParseCommandLine(args,
+                        "needle shard GRAPH [--memory 1G] [--out DIR] [--symmetrize] [options]",
+                        options, positional)) {
     return 0;
   }
   shard.read = ToReadOptions(input_options);
@@ -59,11 +63,11 @@ int RunShard(const std::vector<std::string>& args) {
   const Manifest& m = report.manifest;
   if (report.reused) return 0;
   std::printf(
-      "sharded %s -> %s: %llu vertices, %llu edges, %u intervals, %s written (%s) in %.2f s\n",
+      "sharded %s -> %s: %llu vertices, %llu edges%s, %u intervals, %s written (%s) in %.2f s\n",
       input.c_str(), report.dir.c_str(), static_cast<unsigned long long>(m.num_vertices),
-      static_cast<unsigned long long>(m.num_edges), m.num_intervals(),
-      HumanBytes(static_cast<double>(report.bytes_written)).c_str(), report.io_backend.c_str(),
-      report.seconds);
+      static_cast<unsigned long long>(m.num_edges), m.choices.symmetrize ? " (symmetrized)" : "",
+      m.num_intervals(), HumanBytes(static_cast<double>(report.bytes_written)).c_str(),
+      report.io_backend.c_str(), report.seconds);
   std::printf("passes: read+count %.2f s, bucket %.2f s, sort+write %.2f s\n", report.count_seconds,
               report.bucket_seconds, report.write_seconds);
   return 0;

@@ -14,6 +14,7 @@
 #include "loaders/edge_list_writer.h"
 #include "loaders/rmat.h"
 #include "shards/shard_set.h"
+#include "shards/sharder.h"
 #include "tests/shards/shard_test_util.h"
 
 #ifndef NEEDLE_BINARY
@@ -141,6 +142,63 @@ TEST_F(ShardCliTest, InfoDescribesAValidSet) {
   EXPECT_EQ(fields.at("intervals").rfind(std::to_string(intervals), 0), 0u) << r.out;
   EXPECT_EQ(fields.at("weighted"), "no") << r.out;
   EXPECT_EQ(fields.at("valid").rfind("yes", 0), 0u) << r.out;
+}
+
+TEST_F(ShardCliTest, SymmetrizeWritesTheSymSetAndInfoSaysSo) {
+  const std::string g = Tiny();
+  Result r = Needle("shard " + ShellQuote(g) + " --memory 80M --symmetrize");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // 9 edges, one a self-loop: 9 + 8 reverses.
+  EXPECT_NE(r.out.find("\nsymmetrized: 9 input edges -> 17 edges"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nsharded " + g + " -> " + g +
+                       ".sym.shards: 6 vertices, 17 edges (symmetrized), 1 intervals"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(g + ".shards"));
+  EXPECT_TRUE(ShardSet::Open(g + ".sym.shards").manifest().choices.symmetrize);
+
+  r = Needle("info " + ShellQuote(g + ".sym.shards"));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  auto fields = Fields(r.out);
+  EXPECT_EQ(fields["symmetrized"].rfind("yes", 0), 0u) << r.out;
+  EXPECT_NE(fields["options"].find("--symmetrize"), std::string::npos) << r.out;
+  EXPECT_EQ(fields["edges"], "17") << r.out;
+
+  r = Needle("shard " + ShellQuote(g) + " --memory 80M --symmetrize");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reusing"), std::string::npos) << r.out;
+
+  r = Needle("shard " + ShellQuote(g) + " --memory 80M --out " + ShellQuote(g + ".sym.shards"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("symmetrize differs: it was built with --symmetrize"), std::string::npos)
+      << r.out;
+  r = Needle("info " + ShellQuote(g + ".sym.shards"));
+  fields = Fields(r.out);
+  EXPECT_EQ(fields["symmetrized"], "no") << r.out;
+  EXPECT_EQ(fields["options"].find("--symmetrize"), std::string::npos) << r.out;
+  EXPECT_EQ(fields["edges"], "9") << r.out;
+}
+
+TEST_F(ShardCliTest, InfoShowsTheIntervalCosts) {
+  const std::string g = Tiny();
+  ASSERT_EQ(Needle("shard " + ShellQuote(g) + " --memory 80M").status, 0);
+  Result r = Needle("info " + ShellQuote(g + ".shards"));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(Fields(r.out)["interval costs"], "16 B/in-edge + 12 B/out-edge + 16 B/vertex (default)")
+      << r.out;
+  EXPECT_EQ(Fields(r.out)["symmetrized"], "no") << r.out;
+
+  // No flag sets them: the engine does, through ShardOptions.
+  ShardOptions o;
+  o.memory_bytes = uint64_t{80} << 20;
+  o.out_dir = File("costly");
+  o.costs = IntervalCosts{32, 24, 8};
+  ShardGraph(g, o);
+  r = Needle("info " + ShellQuote(File("costly")));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(Fields(r.out)["interval costs"],
+            "32 B/in-edge + 24 B/out-edge + 8 B/vertex (program-specific)")
+      << r.out;
 }
 
 class DamagedSetCliTest : public ShardCliTest, public ::testing::WithParamInterface<std::string> {};

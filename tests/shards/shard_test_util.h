@@ -114,7 +114,16 @@ constexpr uint64_t kReserve = uint64_t{64} << 20;  // the engine's fixed reserve
 // out- and in-degree arrays and the vertex -> interval table, 4 B each.
 constexpr uint64_t kResidentBytesPerVertex = 12;
 
-inline uint64_t CostOf(uint64_t out, uint64_t in) { return 2 * (16 * in + 12 * out + 16); }
+// Bytes per in-edge, out-edge and vertex: 16, 12 and 16 unless a program plans with others.
+struct CostFactors {
+  uint64_t in_edge = 16;
+  uint64_t out_edge = 12;
+  uint64_t vertex = 16;
+};
+
+inline uint64_t CostOf(uint64_t out, uint64_t in, const CostFactors& f = {}) {
+  return 2 * (f.in_edge * in + f.out_edge * out + f.vertex);
+}
 
 struct Degrees {
   std::vector<uint32_t> out, in;
@@ -136,11 +145,11 @@ struct CostSummary {
   uint64_t max_vertex = 0;
 };
 
-inline CostSummary CostsOf(const OracleGraph& g) {
+inline CostSummary CostsOf(const OracleGraph& g, const CostFactors& f = {}) {
   const Degrees d = DegreesOf(g);
   CostSummary s;
   for (uint64_t v = 0; v < g.num_vertices; ++v) {
-    const uint64_t c = CostOf(d.out[v], d.in[v]);
+    const uint64_t c = CostOf(d.out[v], d.in[v], f);
     s.total += c;
     s.max_vertex = std::max(s.max_vertex, c);
   }
@@ -417,9 +426,10 @@ struct ShardSetSummary {
 };
 
 // Checks the shard set in `dir` against the input graph `g`. When usable > 0, also that every
-// interval's cost fits `usable` and that there are at least ceil(total / usable) intervals.
+// interval's cost (with the factors `factors`) fits `usable` and that there are at least
+// ceil(total / usable) intervals.
 inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t usable,
-                          ShardSetSummary* summary = nullptr) {
+                          ShardSetSummary* summary = nullptr, const CostFactors& factors = {}) {
   SCOPED_TRACE("shard set " + dir);
   const uint64_t n = g.num_vertices;
   const uint64_t m = g.edges.size();
@@ -531,7 +541,7 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
   uint64_t total = 0, max_cost = 0;
   for (uint32_t p = 0; p < P; ++p) {
     uint64_t cost = 0;
-    for (uint64_t v = bounds[p]; v < bounds[p + 1]; ++v) cost += CostOf(d.out[v], d.in[v]);
+    for (uint64_t v = bounds[p]; v < bounds[p + 1]; ++v) cost += CostOf(d.out[v], d.in[v], factors);
     if (usable > 0) {
       EXPECT_LE(cost, usable) << "interval " << p << " exceeds the budget";
     }

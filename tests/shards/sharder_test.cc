@@ -531,6 +531,16 @@ std::vector<Change> Changes() {
          o.read.weights = WeightMode::kWeighted;
          return in;
        }},
+      {"symmetrize", "symmetrize differs",
+       [](S in, S, ShardOptions& o) {
+         o.symmetrize = true;
+         return in;
+       }},
+      {"interval_costs", "interval costs differ",
+       [](S in, S, ShardOptions& o) {
+         o.costs.vertex = 24;
+         return in;
+       }},
       {"force", "force",
        [](S in, S, ShardOptions& o) {
          o.force = true;

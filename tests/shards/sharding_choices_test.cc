@@ -1,0 +1,577 @@
+// Two sharding choices against their contract (shards/sharder.h, intervals.h, manifest.h):
+//
+//  - symmetrize: every input edge u->v is sharded as u->v and v->u (a self-loop once), both
+//    with its weight, and the degrees, intervals, windows and degrees.bin describe that graph.
+//    Checked against a symmetrized multiset this test builds itself from the input's edges,
+//    read back with the independent reader of shard_test_util.h, on hand-drawn graphs with
+//    self-loops and duplicates, R-MAT graphs (plain and gzip: both paths through the sharder)
+//    and real datasets, at one and many shards; and byte for byte against sharding a file that
+//    spells the symmetrized edges out;
+//  - interval costs: the intervals planned with other per-edge and per-vertex bytes, every one
+//    within the budget under those bytes; larger costs give more intervals;
+//  - the manifest: both choices recorded and compared on reuse, the rebuild reason naming
+//    them; a set sharded with the default choices has exactly the manifest needle wrote before
+//    the choices existed, and a set written then is still reused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "loaders/edge_list_writer.h"
+#include "loaders/error.h"
+#include "loaders/load_graph.h"
+#include "loaders/rmat.h"
+#include "shards/intervals.h"
+#include "shards/manifest.h"
+#include "shards/shard_set.h"
+#include "shards/sharder.h"
+#include "tests/shards/shard_test_util.h"
+
+namespace needle {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CheckShardSet;
+using testing::CostFactors;
+using testing::CostsOf;
+using testing::MemoryFor;
+using testing::OracleEdge;
+using testing::OracleGraph;
+using testing::ReadFile;
+using testing::SameFiles;
+using testing::ShardSetSummary;
+using testing::WriteFile;
+
+// The expectation: each edge, and its reverse unless it is a self-loop, with the same weight.
+OracleGraph Symmetrized(const OracleGraph& g) {
+  OracleGraph s;
+  s.num_vertices = g.num_vertices;
+  s.weighted = g.weighted;
+  for (const OracleEdge& e : g.edges) {
+    s.edges.push_back(e);
+    if (e.source != e.target) s.edges.push_back(OracleEdge{e.target, e.source, e.weight_bits});
+  }
+  return s;
+}
+
+struct Input {
+  std::string path;
+  OracleGraph oracle;  // the input's edges, as read (not symmetrized)
+};
+
+Input Written(const std::string& dir, const std::string& name, const std::string& text,
+              OracleGraph oracle) {
+  WriteFile(dir + "/" + name, text);
+  return Input{dir + "/" + name, std::move(oracle)};
+}
+
+Input Rmat(const std::string& dir, int scale, bool weighted, bool gzip = false) {
+  RmatOptions r;
+  r.scale = scale;
+  r.edge_factor = 8;
+  r.weighted = weighted;
+  r.seed = static_cast<uint64_t>(scale) * 11 + (weighted ? 1 : 0);
+  const EdgeList list = GenerateRmat(r);
+  std::string path = dir + "/rmat" + std::to_string(scale) + (weighted ? "w.wel" : ".el");
+  WriteEdgeListText(list, path);
+  if (gzip) path = testing::Compress(path, "gzip");
+  return Input{path, testing::OracleFromEdgeListFile(list)};
+}
+
+// A real dataset, read in place; its oracle comes from LoadGraph (cached across tests).
+Input Dataset(const std::string& relative) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<OracleGraph>> cache;
+  const std::string path = testing::DatasetPath(relative);
+  std::lock_guard lock(mutex);
+  std::shared_ptr<OracleGraph>& oracle = cache[path];
+  if (!oracle) oracle = std::make_shared<OracleGraph>(testing::OracleFromCsr(LoadGraph(path, {})));
+  return Input{path, *oracle};
+}
+
+struct GraphCase {
+  std::string name;
+  std::function<Input(const std::string& dir)> make;
+};
+
+void PrintTo(const GraphCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<GraphCase> Graphs() {
+  return {
+      {"loops_and_duplicates",
+       [](const std::string& d) {
+         return Written(d, "loops.el", "3 3\n3 3\n0 3\n0 3\n3 0\n1 1\n2 3\n0 3\n",
+                        testing::MakeOracle(4, false,
+                                            {{3, 3, 1},
+                                             {3, 3, 1},
+                                             {0, 3, 1},
+                                             {0, 3, 1},
+                                             {3, 0, 1},
+                                             {1, 1, 1},
+                                             {2, 3, 1},
+                                             {0, 3, 1}}));
+       }},
+      {"weighted_loops_and_duplicates",
+       [](const std::string& d) {
+         // 1->0 and 0->1 both given with weight 5: symmetrized, each appears twice.
+         return Written(d, "dups.wel", "1 0 5\n0 1 5\n1 0 -1\n0 0 0.25\n0 0 0.25\n2 1 3\n1 2 4\n",
+                        testing::MakeOracle(3, true,
+                                            {{1, 0, 5},
+                                             {0, 1, 5},
+                                             {1, 0, -1},
+                                             {0, 0, 0.25f},
+                                             {0, 0, 0.25f},
+                                             {2, 1, 3},
+                                             {1, 2, 4}}));
+       }},
+      {"tiny_txt",
+       [](const std::string& d) {
+         // tests/data/README.md: 6 vertices (3 isolated), 9 edges, one self-loop.
+         fs::copy_file(testing::TestDataPath("tiny.txt"), d + "/tiny.txt");
+         return Input{d + "/tiny.txt", testing::MakeOracle(6, true,
+                                                           {{0, 1, 1.5f},
+                                                            {0, 2, 2},
+                                                            {1, 2, 0.5f},
+                                                            {2, 0, 3},
+                                                            {4, 4, 1},
+                                                            {2, 5, 1e3f},
+                                                            {5, 4, -2},
+                                                            {0, 1, 7},
+                                                            {4, 0, 4.25f}})};
+       }},
+      {"isolated_vertices",
+       [](const std::string& d) {
+         // The vertex count comes from the header: vertex 9 has no edges either way.
+         return Written(
+             d, "isolated.mtx",
+             "%%MatrixMarket matrix coordinate pattern general\n10 10 3\n2 9\n9 3\n5 5\n",
+             testing::MakeOracle(10, false, {{1, 8, 1}, {8, 2, 1}, {4, 4, 1}}));
+       }},
+      {"empty",
+       [](const std::string& d) {
+         return Written(d, "empty.el", "# no edges\n", testing::MakeOracle(0, false, {}));
+       }},
+      {"rmat12", [](const std::string& d) { return Rmat(d, 12, false); }},
+      {"rmat12_weighted_gzip", [](const std::string& d) { return Rmat(d, 12, true, true); }},
+      {"email_Enron", [](const std::string&) { return Dataset("email-Enron.txt.gz"); }},
+      {"rome99", [](const std::string&) { return Dataset("roads/rome99.gr"); }},
+  };
+}
+
+GraphCase GraphNamed(const std::string& name) {
+  for (const GraphCase& c : Graphs()) {
+    if (c.name == name) return c;
+  }
+  throw std::logic_error("no graph case " + name);
+}
+
+enum class Budget { kOneShard, kMany };
+
+std::string BudgetName(Budget b) { return b == Budget::kOneShard ? "one_shard" : "many_shards"; }
+
+// Usable bytes for intervals on graph g (as sharded): all of it, or about a dozen intervals.
+uint64_t UsableFor(const OracleGraph& g, Budget b, const CostFactors& f = {}) {
+  const testing::CostSummary c = CostsOf(g, f);
+  if (b == Budget::kOneShard) return std::max<uint64_t>(c.total, 1);
+  return std::max<uint64_t>({c.max_vertex, (c.total + 11) / 12, 1});
+}
+
+ShardOptions Options(uint64_t num_vertices, uint64_t usable, const std::string& out,
+                     bool symmetrize, int threads = 0) {
+  ShardOptions o;
+  o.memory_bytes = MemoryFor(num_vertices, usable);
+  o.out_dir = out;
+  o.symmetrize = symmetrize;
+  o.threads = threads;
+  o.read.threads = threads;
+  return o;
+}
+
+testing::ParsedManifest ManifestOf(const std::string& set) {
+  return testing::ParseManifestText(ReadFile(set + "/manifest"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Symmetrize: round trip.
+
+class SymmetrizeRoundTripTest
+    : public testing::WithTempDir<::testing::TestWithParam<std::tuple<GraphCase, Budget>>> {};
+
+TEST_P(SymmetrizeRoundTripTest, EveryEdgeAndItsReverseOnceSelfLoopsOnce) {
+  const auto& [graph, budget] = GetParam();
+  const Input in = graph.make(dir().string());
+  const OracleGraph expected = Symmetrized(in.oracle);
+  const uint64_t usable = UsableFor(expected, budget);
+  ShardOptions o = Options(expected.num_vertices, usable, File("set"), /*symmetrize=*/true);
+  std::vector<std::string> log;
+  o.log = [&](const std::string& line) { log.push_back(line); };
+
+  const ShardReport report = ShardGraph(in.path, o);
+
+  ShardSetSummary summary;
+  CheckShardSet(File("set"), expected, usable, &summary);
+  if (HasFatalFailure()) return;
+  if (budget == Budget::kOneShard) {
+    EXPECT_EQ(summary.num_intervals, 1u);
+  } else if (CostsOf(expected).total > usable) {
+    EXPECT_GT(summary.num_intervals, 1u) << "the many-shard budget gave one shard";
+  }
+  EXPECT_EQ(report.manifest.num_edges, expected.edges.size());
+  EXPECT_TRUE(report.manifest.choices.symmetrize);
+  EXPECT_TRUE(ShardSet::Open(File("set")).manifest().choices.symmetrize);
+  const testing::ParsedManifest m = ManifestOf(File("set"));
+  EXPECT_EQ(m.values.count("symmetrize") ? m.values.at("symmetrize") : "", "1");
+  EXPECT_EQ(m.values.count("interval-costs"), 0u) << "default costs are not written";
+  const std::string said = "symmetrized: " + std::to_string(in.oracle.edges.size()) +
+                           " input edges -> " + std::to_string(expected.edges.size()) + " edges";
+  EXPECT_TRUE(std::any_of(log.begin(), log.end(),
+                          [&](const std::string& l) { return l.rfind(said, 0) == 0; }))
+      << "no '" << said << "' line logged";
+}
+
+INSTANTIATE_TEST_SUITE_P(Graphs, SymmetrizeRoundTripTest,
+                         ::testing::Combine(::testing::ValuesIn(Graphs()),
+                                            ::testing::Values(Budget::kOneShard, Budget::kMany)),
+                         [](const ::testing::TestParamInfo<std::tuple<GraphCase, Budget>>& p) {
+                           return std::get<0>(p.param).name + "_" +
+                                  BudgetName(std::get<1>(p.param));
+                         });
+
+// The same set as sharding, without --symmetrize, a file that lists the symmetrized edges.
+class SymmetrizeTwinTest
+    : public testing::WithTempDir<::testing::TestWithParam<std::tuple<GraphCase, Budget>>> {};
+
+TEST_P(SymmetrizeTwinTest, SameShardsAsTheSpelledOutSymmetricFile) {
+  const auto& [graph, budget] = GetParam();
+  const Input in = graph.make(dir().string());
+  const OracleGraph expected = Symmetrized(in.oracle);
+  std::string text;
+  for (const OracleEdge& e : expected.edges) {
+    float w;
+    std::memcpy(&w, &e.weight_bits, 4);
+    char line[64];
+    if (expected.weighted) {
+      std::snprintf(line, sizeof(line), "%u %u %.9g\n", e.source, e.target, w);
+    } else {
+      std::snprintf(line, sizeof(line), "%u %u\n", e.source, e.target);
+    }
+    text += line;
+  }
+  const std::string twin = File(expected.weighted ? "twin.wel" : "twin.el");
+  WriteFile(twin, text);
+  const uint64_t usable = UsableFor(expected, budget);
+  ShardGraph(in.path, Options(expected.num_vertices, usable, File("symmetrized"), true));
+  ShardGraph(twin, Options(expected.num_vertices, usable, File("twin"), false));
+  CheckShardSet(File("twin"), expected, usable);
+  EXPECT_TRUE(SameFiles(File("symmetrized"), File("twin"), {"manifest"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Graphs, SymmetrizeTwinTest,
+    ::testing::Combine(::testing::Values(GraphNamed("weighted_loops_and_duplicates"),
+                                         GraphNamed("rmat12"), GraphNamed("rmat12_weighted_gzip")),
+                       ::testing::Values(Budget::kOneShard, Budget::kMany)),
+    [](const ::testing::TestParamInfo<std::tuple<GraphCase, Budget>>& p) {
+      return std::get<0>(p.param).name + "_" + BudgetName(std::get<1>(p.param));
+    });
+
+class SymmetrizeThreadsTest : public testing::WithTempDir<::testing::TestWithParam<GraphCase>> {};
+
+TEST_P(SymmetrizeThreadsTest, OneTwoAndThreeThreadsWriteIdenticalSets) {
+  const Input in = GetParam().make(dir().string());
+  const OracleGraph expected = Symmetrized(in.oracle);
+  const uint64_t usable = UsableFor(expected, Budget::kMany);
+  for (int t = 1; t <= 3; ++t) {
+    ShardGraph(in.path,
+               Options(expected.num_vertices, usable, File("t" + std::to_string(t)), true, t));
+  }
+  CheckShardSet(File("t1"), expected, usable);
+  EXPECT_TRUE(SameFiles(File("t1"), File("t2")));
+  EXPECT_TRUE(SameFiles(File("t1"), File("t3")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Graphs, SymmetrizeThreadsTest,
+                         ::testing::Values(GraphNamed("weighted_loops_and_duplicates"),
+                                           GraphNamed("rmat12_weighted_gzip"),
+                                           GraphNamed("email_Enron")),
+                         [](const ::testing::TestParamInfo<GraphCase>& p) { return p.param.name; });
+
+TEST(SymmetrizeDirTest, DefaultDirectoryOfTheSymmetrizedSetSitsBesideTheDirectedOne) {
+  testing::TempDir dir;
+  const Input in = GraphNamed("tiny_txt").make(dir.path().string());
+  EXPECT_EQ(DefaultShardDir(in.path), in.path + ".shards");
+  EXPECT_EQ(DefaultShardDir(in.path, false), in.path + ".shards");
+  EXPECT_EQ(DefaultShardDir(in.path, true), in.path + ".sym.shards");
+  const ShardReport directed = ShardGraph(in.path, Options(6, 1 << 20, "", false));
+  const ShardReport symmetric = ShardGraph(in.path, Options(6, 1 << 20, "", true));
+  EXPECT_EQ(directed.dir, in.path + ".shards");
+  EXPECT_EQ(symmetric.dir, in.path + ".sym.shards");
+  EXPECT_FALSE(symmetric.reused);
+  CheckShardSet(in.path + ".shards", in.oracle, 1 << 20);
+  CheckShardSet(in.path + ".sym.shards", Symmetrized(in.oracle), 1 << 20);
+  // Both stay: each is reused by its own choice.
+  EXPECT_TRUE(ShardGraph(in.path, Options(6, 1 << 20, "", false)).reused);
+  EXPECT_TRUE(ShardGraph(in.path, Options(6, 1 << 20, "", true)).reused);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interval costs.
+
+TEST(IntervalCostsTest, PlanUsesTheGivenBytesAndShowsThem) {
+  // Vertices only (no edge bytes): 2 MiB each, 20 MiB usable, so 10 intervals of 10.
+  const std::vector<uint32_t> out(100, 3), in(100, 5);
+  const IntervalPlan plan =
+      PlanIntervals(out, in, kReservedBytes + (20 << 20), IntervalCosts{0, 0, 1 << 20});
+  ASSERT_EQ(plan.num_intervals(), 10u) << plan.rule;
+  for (uint32_t p = 0; p <= 10; ++p) EXPECT_EQ(plan.bounds[p], 10 * p);
+  EXPECT_EQ(plan.max_cost, uint64_t{20} << 20);
+  EXPECT_NE(plan.rule.find("cost = 2 x (0 B/in-edge + 0 B/out-edge + 1048576 B/vertex)"),
+            std::string::npos)
+      << plan.rule;
+}
+
+TEST(IntervalCostsTest, DefaultCostsAreTheDocumentedConstants) {
+  const IntervalCosts c;
+  EXPECT_EQ(c.in_edge, 16u);
+  EXPECT_EQ(c.out_edge, 12u);
+  EXPECT_EQ(c.vertex, 16u);
+  EXPECT_TRUE(c.is_default());
+  std::vector<uint32_t> out(5000), in(5000);
+  for (uint32_t v = 0; v < 5000; ++v) {
+    out[v] = v % 97;
+    in[v] = (v * 7) % 31;
+  }
+  const uint64_t memory = kReservedBytes + (1 << 20);
+  const IntervalPlan implicit = PlanIntervals(out, in, memory);
+  const IntervalPlan explicit_costs = PlanIntervals(out, in, memory, IntervalCosts{16, 12, 16});
+  EXPECT_GT(implicit.num_intervals(), 1u);
+  EXPECT_EQ(implicit.bounds, explicit_costs.bounds);
+  EXPECT_EQ(implicit.rule, explicit_costs.rule);
+  EXPECT_NE(implicit.rule.find("cost = 2 x (16 B/in-edge + 12 B/out-edge + 16 B/vertex)"),
+            std::string::npos)
+      << implicit.rule;
+}
+
+class IntervalCostsShardTest : public testing::WithTempDir<> {};
+
+TEST_F(IntervalCostsShardTest, LargerCostsGiveMoreIntervalsEachWithinTheBudget) {
+  const Input in = Rmat(dir().string(), 12, true);
+  const uint64_t n = in.oracle.num_vertices;
+  // About a dozen intervals at the default costs; room for the largest vertex at double.
+  const uint64_t usable = std::max(UsableFor(in.oracle, Budget::kMany),
+                                   CostsOf(in.oracle, CostFactors{32, 24, 32}).max_vertex);
+  auto shard = [&](const std::string& name, const IntervalCosts& costs) {
+    ShardOptions o = Options(n, usable, File(name), false);
+    o.costs = costs;
+    const ShardReport r = ShardGraph(in.path, o);
+    EXPECT_EQ(r.manifest.choices.costs, costs);
+    return r;
+  };
+  const ShardReport base = shard("default", IntervalCosts{});
+  const ShardReport doubled = shard("doubled", IntervalCosts{32, 24, 32});
+  const ShardReport halved = shard("halved", IntervalCosts{8, 6, 8});
+  ShardSetSummary s_base, s_doubled, s_halved;
+  CheckShardSet(File("default"), in.oracle, usable, &s_base);
+  CheckShardSet(File("doubled"), in.oracle, usable, &s_doubled, CostFactors{32, 24, 32});
+  CheckShardSet(File("halved"), in.oracle, usable, &s_halved, CostFactors{8, 6, 8});
+  if (HasFatalFailure()) return;
+  EXPECT_GT(s_doubled.num_intervals, s_base.num_intervals);
+  EXPECT_LT(s_halved.num_intervals, s_base.num_intervals);
+  EXPECT_NE(doubled.plan.rule.find("cost = 2 x (32 B/in-edge + 24 B/out-edge + 32 B/vertex)"),
+            std::string::npos)
+      << doubled.plan.rule;
+  // Recorded only when not the default.
+  EXPECT_EQ(ManifestOf(File("default")).values.count("interval-costs"), 0u);
+  EXPECT_EQ(ManifestOf(File("doubled")).values.at("interval-costs"), "32 24 32");
+  EXPECT_EQ(ManifestOf(File("halved")).values.at("interval-costs"), "8 6 8");
+  EXPECT_EQ(ShardSet::Open(File("doubled")).manifest().choices.costs, (IntervalCosts{32, 24, 32}));
+  EXPECT_EQ(halved.manifest.num_intervals(), s_halved.num_intervals);
+  EXPECT_EQ(base.manifest.num_intervals(), s_base.num_intervals);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reuse and rebuild.
+
+// A weighted R-MAT graph sharded, symmetrized and with program-specific costs, into several
+// intervals.
+class ChoicesReuseTest : public testing::WithTempDir<> {
+ protected:
+  static constexpr IntervalCosts kCosts{24, 8, 40};
+  void SetUp() override {
+    WithTempDir::SetUp();
+    input_ = Rmat(dir().string(), 10, true);
+    const OracleGraph sym = Symmetrized(input_.oracle);
+    const CostFactors f{kCosts.in_edge, kCosts.out_edge, kCosts.vertex};
+    usable_ = std::max(CostsOf(sym, f).total / 3, CostsOf(sym, f).max_vertex);
+    options_ = Options(sym.num_vertices, usable_, File("set"), true);
+    options_.costs = kCosts;
+    const ShardReport first = ShardGraph(input_.path, options_);
+    ASSERT_FALSE(first.reused);
+    ASSERT_GT(first.manifest.num_intervals(), 1u);
+    CheckShardSet(File("set"), sym, usable_, nullptr, f);
+  }
+  std::string Rebuilt(const ShardOptions& o) {
+    const ShardReport r = ShardGraph(input_.path, o);
+    EXPECT_FALSE(r.reused);
+    return r.rebuild_reason;
+  }
+
+  Input input_;
+  uint64_t usable_ = 0;
+  ShardOptions options_;
+};
+
+TEST_F(ChoicesReuseTest, SameChoicesAreReusedUntouched) {
+  const auto before = testing::StampsOf(File("set"));
+  const ShardReport again = ShardGraph(input_.path, options_);
+  EXPECT_TRUE(again.reused);
+  EXPECT_TRUE(again.manifest.choices.symmetrize);
+  EXPECT_EQ(again.manifest.choices.costs, kCosts);
+  EXPECT_EQ(testing::StampsOf(File("set")), before);
+}
+
+TEST_F(ChoicesReuseTest, DroppingSymmetrizeRebuildsSayingSo) {
+  ShardOptions o = options_;
+  o.symmetrize = false;
+  EXPECT_EQ(Rebuilt(o), "symmetrize differs: it was built with --symmetrize");
+  CheckShardSet(File("set"), input_.oracle, 0);
+  EXPECT_TRUE(ShardGraph(input_.path, o).reused);
+}
+
+TEST_F(ChoicesReuseTest, OtherCostsRebuildSayingWhich) {
+  ShardOptions o = options_;
+  o.costs = IntervalCosts{};
+  EXPECT_EQ(Rebuilt(o),
+            "interval costs differ: it was planned with 24 B/in-edge + 8 B/out-edge + 40 B/vertex, "
+            "not 16 B/in-edge + 12 B/out-edge + 16 B/vertex");
+  EXPECT_EQ(ManifestOf(File("set")).values.count("interval-costs"), 0u);
+  o.costs.out_edge = 13;  // one factor is enough
+  EXPECT_NE(Rebuilt(o).find("interval costs differ"), std::string::npos);
+  EXPECT_EQ(ManifestOf(File("set")).values.at("interval-costs"), "16 13 16");
+  EXPECT_TRUE(ShardGraph(input_.path, o).reused);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Default manifests are what they were.
+
+// The manifest as needle wrote it before symmetrize and interval costs existed: these keys, in
+// this order, built from the values of `m`.
+std::string ManifestBeforeTheChoices(const testing::ParsedManifest& m) {
+  std::string body = "needle-shards 1\n";
+  for (const char* key : {"input-size", "input-mtime-ns", "input-head-hash", "input-path", "memory",
+                          "format", "weights", "vertices", "edges", "weighted", "intervals"}) {
+    body += std::string(key) + " " + m.values.at(key) + "\n";
+  }
+  for (const auto& iv : m.intervals) {
+    body += "interval " + std::to_string(iv[0]) + " " + std::to_string(iv[1]) + " " +
+            std::to_string(iv[2]) + "\n";
+  }
+  for (const testing::ManifestFileEntry& f : m.files) {
+    body += "file " + f.name + " " + std::to_string(f.size) + " " + f.digest + "\n";
+  }
+  return testing::WithManifestHash(body);
+}
+
+class DefaultManifestTest : public testing::WithTempDir<> {
+ protected:
+  void SetUp() override {
+    WithTempDir::SetUp();
+    input_ = GraphNamed("tiny_txt").make(dir().string());
+    options_ = Options(6, 1 << 20, File("set"), false);
+  }
+  Input input_;
+  ShardOptions options_;
+};
+
+TEST_F(DefaultManifestTest, DefaultChoicesWriteTheManifestOfBefore) {
+  options_.costs = IntervalCosts{kInEdgeBytes, kOutEdgeBytes, kVertexBytes};  // spelled out
+  ShardGraph(input_.path, options_);
+  const std::string text = ReadFile(File("set/manifest"));
+  const testing::ParsedManifest m = testing::ParseManifestText(text);
+  ASSERT_EQ(m.error, "");
+  EXPECT_EQ(text, ManifestBeforeTheChoices(m));
+  EXPECT_EQ(text.find("symmetrize"), std::string::npos);
+  EXPECT_EQ(text.find("interval-costs"), std::string::npos);
+}
+
+TEST_F(DefaultManifestTest, SetWrittenBeforeTheChoicesIsReusedAndRebuiltForThem) {
+  ShardGraph(input_.path, options_);
+  // Whatever this needle wrote, the set now carries a manifest in the format of before.
+  const testing::ParsedManifest m = ManifestOf(File("set"));
+  ASSERT_EQ(m.error, "");
+  WriteFile(File("set/manifest"), ManifestBeforeTheChoices(m));
+  fs::copy(File("set"), File("old"));
+  const Manifest parsed = ReadManifest(File("set"));
+  EXPECT_FALSE(parsed.choices.symmetrize);
+  EXPECT_TRUE(parsed.choices.costs.is_default());
+
+  const auto before = testing::StampsOf(File("set"));
+  EXPECT_TRUE(ShardGraph(input_.path, options_).reused);
+  EXPECT_EQ(testing::StampsOf(File("set")), before);
+
+  ShardOptions costs = options_;
+  costs.costs.in_edge = 32;
+  const ShardReport for_costs = ShardGraph(input_.path, costs);
+  EXPECT_FALSE(for_costs.reused);
+  EXPECT_NE(for_costs.rebuild_reason.find("interval costs differ"), std::string::npos);
+
+  fs::remove_all(File("set"));  // the old set again
+  fs::copy(File("old"), File("set"));
+  ShardOptions sym = options_;
+  sym.symmetrize = true;
+  const ShardReport for_sym = ShardGraph(input_.path, sym);
+  EXPECT_FALSE(for_sym.reused);
+  EXPECT_EQ(for_sym.rebuild_reason, "symmetrize differs: it was built without --symmetrize");
+  CheckShardSet(File("set"), Symmetrized(input_.oracle), 1 << 20);
+}
+
+// The library's own parser: the new lines round-trip, absent lines are the defaults, and
+// malformed ones are errors naming the line.
+TEST(ManifestChoicesTest, SerializeAndParseTheChoices) {
+  Manifest m;
+  m.num_vertices = 5;
+  m.bounds = {0, 5};
+  m.choices.symmetrize = true;
+  m.choices.costs = IntervalCosts{8, 4, 12};
+  const std::string text = m.Serialize();
+  EXPECT_NE(text.find("\nweights auto\nsymmetrize 1\ninterval-costs 8 4 12\nvertices 5\n"),
+            std::string::npos)
+      << text;
+  const Manifest back = Manifest::Parse("m", text);
+  EXPECT_TRUE(back.choices.symmetrize);
+  EXPECT_EQ(back.choices.costs, (IntervalCosts{8, 4, 12}));
+  EXPECT_EQ(back.choices.DifferenceFrom(m.choices), "");
+
+  const std::string body = testing::ManifestBody(text);
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string b = body;
+    b.replace(b.find(from), from.size(), to);
+    return testing::WithManifestHash(b);
+  };
+  EXPECT_FALSE(Manifest::Parse("m", with("symmetrize 1\n", "symmetrize 0\n")).choices.symmetrize);
+  EXPECT_TRUE(
+      testing::ThrowsError([&] { Manifest::Parse("m", with("symmetrize 1\n", "symmetrize 2\n")); },
+                           "m", testing::AtLine(9), "symmetrize"));
+  EXPECT_TRUE(testing::ThrowsError(
+      [&] { Manifest::Parse("m", with("interval-costs 8 4 12\n", "interval-costs 8 4\n")); }, "m",
+      testing::AtLine(10), "interval-costs"));
+
+  Manifest plain;
+  plain.num_vertices = 5;
+  plain.bounds = {0, 5};
+  const Manifest defaults = Manifest::Parse("m", plain.Serialize());
+  EXPECT_FALSE(defaults.choices.symmetrize);
+  EXPECT_EQ(defaults.choices.costs, IntervalCosts{});
+}
+
+}  // namespace
+}  // namespace needle
