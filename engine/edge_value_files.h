@@ -1,0 +1,43 @@
+// EdgeValueFiles: a run's working edge values — the messages on the edges — one file per shard
+// in the run's WorkDir, `width` bytes per edge in the shard's edge order.
+//
+// Each window (the edges of shard p whose source lies in interval q) starts on a 4 KiB boundary
+// and is padded to one, so a window can be rewritten with O_DIRECT without touching its
+// neighbours, and a write of one window never races with a read of another. The files are
+// created sparse (reading as zero bytes); the engine never reads a window it has not written.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shards/io_backend.h"
+#include "shards/shard_set.h"
+
+namespace needle {
+
+class EdgeValueFiles {
+ public:
+  // Creates DIR/edges-PPPP.val for every shard of `set`. Throws Error.
+  EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::string& dir, size_t width);
+
+  size_t width() const { return width_; }
+  // Byte offset of window (shard, interval) in the shard's file; interval = P gives its size.
+  uint64_t WindowOffset(uint32_t shard, uint32_t interval) const {
+    return offsets_[static_cast<size_t>(shard) * (num_intervals_ + 1) + interval];
+  }
+  uint64_t WindowBytes(uint32_t shard, uint32_t interval) const {
+    return WindowOffset(shard, interval + 1) - WindowOffset(shard, interval);
+  }
+  uint64_t FileBytes(uint32_t shard) const { return WindowOffset(shard, num_intervals_); }
+  const IoFile& file(uint32_t shard) const { return files_[shard]; }
+
+ private:
+  size_t width_;
+  uint32_t num_intervals_;
+  std::vector<uint64_t> offsets_;  // P × (P + 1)
+  std::vector<IoFile> files_;
+};
+
+}  // namespace needle

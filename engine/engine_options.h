@@ -1,0 +1,28 @@
+// What a run of the engine may use and report: its memory budget, iteration limit, threads,
+// I/O backend, and where statistics and progress go.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "shards/io_backend.h"
+
+namespace needle {
+
+struct IterationStats;
+struct RunSummary;
+
+struct EngineOptions {
+  uint64_t memory_bytes = uint64_t{1} << 30;  // hard budget: buffers and vertex values
+  uint32_t max_iterations = 100;              // stop after this many even if not converged
+  int threads = 0;                            // 0: OpenMP default
+  IoOptions io;                               // backend and O_DIRECT for the shard files
+  // Called after every iteration and once at the end; either may be empty.
+  std::function<void(const IterationStats&)> on_iteration;
+  std::function<void(const RunSummary&)> on_finish;
+  // One-line messages (the I/O backend fallback note, the memory plan); may be empty.
+  std::function<void(const std::string&)> log;
+};
+
+}  // namespace needle

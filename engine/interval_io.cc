@@ -1,0 +1,157 @@
+#include "engine/interval_io.h"
+
+#include <algorithm>
+
+#include "loaders/error.h"
+
+namespace needle {
+
+IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values,
+                       bool weights)
+    : io_(&io), set_(&set), values_(&values), use_weights_(weights) {
+  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+    adjacency_.push_back(io.Open(set.AdjacencyPath(p), FileKind::kAdjacency, false));
+    if (weights) weights_.push_back(io.Open(set.ValuesPath(p), FileKind::kValues, false));
+  }
+  degrees_ = io.Open(set.DegreesPath(), FileKind::kVertices, false);
+}
+
+IntervalIo::Cover IntervalIo::CoverOf(uint64_t begin, uint64_t end) {
+  const uint64_t first = AlignDown(begin);
+  return Cover{first, end > begin ? AlignUp(end) - first : 0, static_cast<size_t>(begin - first)};
+}
+
+uint64_t IntervalIo::IntervalDataBytes() const {
+  const uint32_t n = set_->num_intervals();
+  uint64_t largest = 0;
+  for (uint32_t p = 0; p < n; ++p) {
+    const uint64_t in_edges = set_->header(p).num_edges;
+    uint64_t bytes = AlignUp(in_edges * 4) + values_->FileBytes(p);
+    if (use_weights_) bytes += AlignUp(in_edges * 4);
+    for (uint32_t q = 0; q < n; ++q) {
+      const uint64_t runs = set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
+      bytes += AlignUp(runs * sizeof(SourceRun)) + kDirectAlignment;
+    }
+    const uint64_t vertices = set_->interval_end(p) - set_->interval_begin(p);
+    bytes += 2 * (AlignUp(vertices * 4) + kDirectAlignment);
+    largest = std::max(largest, bytes);
+  }
+  return largest;
+}
+
+uint64_t IntervalIo::ScatterBytes() const {
+  const uint32_t n = set_->num_intervals();
+  uint64_t largest = 0;
+  for (uint32_t p = 0; p < n; ++p) {
+    uint64_t bytes = 0;
+    for (uint32_t q = 0; q < n; ++q) bytes += values_->WindowBytes(q, p);
+    largest = std::max(largest, bytes);
+  }
+  return largest;
+}
+
+void IntervalIo::Allocate(IntervalData& data) const {
+  const uint32_t n = set_->num_intervals();
+  uint64_t targets = 0, values = 0, runs = 0, vertices = 0;
+  for (uint32_t p = 0; p < n; ++p) {
+    targets = std::max(targets, AlignUp(set_->header(p).num_edges * 4));
+    values = std::max(values, values_->FileBytes(p));
+    uint64_t r = 0;
+    for (uint32_t q = 0; q < n; ++q) {
+      const uint64_t count = set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
+      r += AlignUp(count * sizeof(SourceRun)) + kDirectAlignment;
+    }
+    runs = std::max(runs, r);
+    vertices = std::max<uint64_t>(vertices, set_->interval_end(p) - set_->interval_begin(p));
+  }
+  data.targets = AlignedBuffer(targets);
+  data.values = AlignedBuffer(values);
+  if (use_weights_) data.weights = AlignedBuffer(targets);
+  data.runs = AlignedBuffer(runs);
+  data.runs_at.assign(n, 0);
+  data.degrees = AlignedBuffer(2 * (AlignUp(vertices * 4) + kDirectAlignment));
+}
+
+void IntervalIo::Allocate(ScatterBuffer& scatter) const {
+  scatter.bytes = AlignedBuffer(ScatterBytes());
+  scatter.offsets.assign(set_->num_intervals() + 1, 0);
+}
+
+void IntervalIo::StartLoad(uint32_t p, IntervalData& data) {
+  const uint32_t n = set_->num_intervals();
+  const ShardFileHeader& header = set_->header(p);
+  requests_.clear();
+  data.interval = p;
+  requests_.push_back(
+      {&adjacency_[p], header.targets_pos, data.targets.data(), AlignUp(header.num_edges * 4)});
+  requests_.push_back({&values_->file(p), 0, data.values.data(), values_->FileBytes(p)});
+  if (use_weights_) {
+    requests_.push_back({&weights_[p], 0, data.weights.data(), AlignUp(header.num_edges * 4)});
+  }
+  size_t at = 0;
+  for (uint32_t q = 0; q < n; ++q) {
+    const ShardFileHeader& h = set_->header(q);
+    const Cover c = CoverOf(h.runs_pos + set_->Window(q, p).first_run * sizeof(SourceRun),
+                            h.runs_pos + set_->Window(q, p + 1).first_run * sizeof(SourceRun));
+    data.runs_at[q] = at + c.skip;
+    requests_.push_back({&adjacency_[q], c.offset, data.runs.data() + at, c.length});
+    at += c.length;
+  }
+  AddDegreeRequests(p, data);
+  data.ticket = io_->Submit(requests_);
+  data.in_flight = true;
+}
+
+void IntervalIo::AddDegreeRequests(uint32_t p, IntervalData& data) {
+  const uint64_t begin = set_->interval_begin(p), end = set_->interval_end(p);
+  const uint64_t v = set_->manifest().num_vertices;
+  const Cover out = CoverOf(begin * 4, end * 4);
+  const Cover in = CoverOf((v + begin) * 4, (v + end) * 4);
+  data.out_degrees_at = out.skip;
+  data.in_degrees_at = out.length + in.skip;
+  requests_.push_back({&degrees_, out.offset, data.degrees.data(), out.length});
+  requests_.push_back({&degrees_, in.offset, data.degrees.data() + out.length, in.length});
+}
+
+void IntervalIo::LoadDegrees(uint32_t p, IntervalData& data) {
+  requests_.clear();
+  AddDegreeRequests(p, data);
+  io_->Run(requests_);
+}
+
+void IntervalIo::FinishLoad(IntervalData& data) {
+  if (!data.in_flight) return;
+  data.in_flight = false;
+  io_->Wait(data.ticket);
+}
+
+void IntervalIo::Prepare(uint32_t p, ScatterBuffer& scatter) const {
+  scatter.interval = p;
+  uint64_t at = 0;
+  for (uint32_t q = 0; q < set_->num_intervals(); ++q) {
+    scatter.offsets[q] = at;
+    at += values_->WindowBytes(q, p);
+  }
+  scatter.offsets[set_->num_intervals()] = at;
+}
+
+void IntervalIo::StartWriteBack(ScatterBuffer& scatter) {
+  const uint32_t p = scatter.interval;
+  requests_.clear();
+  for (uint32_t q = 0; q < set_->num_intervals(); ++q) {
+    const uint64_t bytes = values_->WindowBytes(q, p);
+    if (bytes == 0) continue;
+    requests_.push_back({&values_->file(q), values_->WindowOffset(q, p),
+                         scatter.bytes.data() + scatter.offsets[q], bytes, /*write=*/true});
+  }
+  scatter.ticket = io_->Submit(requests_);
+  scatter.in_flight = true;
+}
+
+void IntervalIo::FinishWriteBack(ScatterBuffer& scatter) {
+  if (!scatter.in_flight) return;
+  scatter.in_flight = false;
+  io_->Wait(scatter.ticket);
+}
+
+}  // namespace needle

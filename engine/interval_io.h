@@ -1,0 +1,106 @@
+// IntervalIo: the reads and writes of one interval's turn in Parallel Sliding Windows, through
+// an IoBackend so that the next interval's reads can be in flight while this one computes.
+//
+// For interval p it reads
+//   - the memory shard: shard p's targets (the in-edges of p's vertices, by source), their
+//     messages from the run's edge value files, and their input weights when the program
+//     uses them;
+//   - the window of p in every shard q: only its source runs (the out-edges of p's vertices
+//     are overwritten, never read);
+//   - the out- and in-degrees of p's vertices;
+// and it writes p's out-edge messages back, window by window. Every transfer is 4 KiB-aligned
+// (covers of unaligned ranges are read whole), so the same code runs with O_DIRECT.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/edge_value_files.h"
+#include "shards/io_backend.h"
+#include "shards/shard_layout.h"
+#include "shards/shard_set.h"
+
+namespace needle {
+
+inline constexpr uint32_t kNoInterval = ~uint32_t{0};
+
+// One interval's inputs. Buffers are sized once for the largest interval and reused.
+struct IntervalData {
+  uint32_t interval = kNoInterval;
+  bool in_flight = false;
+  IoBackend::Ticket ticket = 0;
+  AlignedBuffer targets;        // uint32 per in-edge
+  AlignedBuffer values;         // shard p's edge value file, windows padded as in EdgeValueFiles
+  AlignedBuffer weights;        // float per in-edge (only when the program uses weights)
+  AlignedBuffer runs;           // for each shard q, the aligned cover of window (q, p)'s runs
+  std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`
+  AlignedBuffer degrees;        // aligned covers of the out- and in-degrees of p
+  size_t out_degrees_at = 0, in_degrees_at = 0;
+
+  const uint32_t* Targets() const { return reinterpret_cast<const uint32_t*>(targets.data()); }
+  const float* Weights() const { return reinterpret_cast<const float*>(weights.data()); }
+  const SourceRun* Runs(uint32_t q) const {
+    return reinterpret_cast<const SourceRun*>(runs.data() + runs_at[q]);
+  }
+  const uint32_t* OutDegrees() const {
+    return reinterpret_cast<const uint32_t*>(degrees.data() + out_degrees_at);
+  }
+  const uint32_t* InDegrees() const {
+    return reinterpret_cast<const uint32_t*>(degrees.data() + in_degrees_at);
+  }
+};
+
+// Out-edge messages of one interval, laid out window by window like the edge value files:
+// window (q, p) at Offset(q), padded to 4 KiB.
+struct ScatterBuffer {
+  uint32_t interval = kNoInterval;
+  bool in_flight = false;
+  IoBackend::Ticket ticket = 0;
+  AlignedBuffer bytes;
+  std::vector<uint64_t> offsets;  // P + 1 entries for the current interval
+};
+
+class IntervalIo {
+ public:
+  // Opens the shard files. Throws Error.
+  IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights);
+
+  // Bytes the buffers of one IntervalData / ScatterBuffer need for the largest interval.
+  uint64_t IntervalDataBytes() const;
+  uint64_t ScatterBytes() const;
+  void Allocate(IntervalData& data) const;
+  void Allocate(ScatterBuffer& scatter) const;
+
+  void StartLoad(uint32_t p, IntervalData& data);
+  // Reads only the degrees of p into data (and waits).
+  void LoadDegrees(uint32_t p, IntervalData& data);
+  void FinishLoad(IntervalData& data);
+  // Lays out `scatter` for interval p (fills offsets); the caller then fills the windows.
+  void Prepare(uint32_t p, ScatterBuffer& scatter) const;
+  void StartWriteBack(ScatterBuffer& scatter);
+  void FinishWriteBack(ScatterBuffer& scatter);
+
+  IoBackend& backend() { return *io_; }
+
+ private:
+  struct Cover {
+    uint64_t offset;
+    uint64_t length;
+    size_t skip;  // bytes from the cover's start to the range's start
+  };
+  static Cover CoverOf(uint64_t begin, uint64_t end);
+  void AddDegreeRequests(uint32_t p, IntervalData& data);
+
+  IoBackend* io_;
+  const ShardSet* set_;
+  const EdgeValueFiles* values_;
+  bool use_weights_;
+  std::vector<IoFile> adjacency_;
+  std::vector<IoFile> weights_;
+  IoFile degrees_;
+  std::vector<IoRequest> requests_;
+};
+
+}  // namespace needle

@@ -1,0 +1,54 @@
+#include "engine/memory_plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/interval_io.h"
+#include "shards/shard_set.h"
+
+namespace needle {
+namespace {
+
+std::string Mib(uint64_t bytes) {
+  return std::to_string((bytes + (uint64_t{1} << 20) - 1) >> 20) + " MiB";
+}
+
+}  // namespace
+
+std::string MemoryPlan::Describe() const {
+  return "memory plan: " + Mib(Total()) + " of " + Mib(budget) + " (interval buffers " +
+         Mib(interval_buffers) + ", scatter buffers " + Mib(scatter_buffers) + ", vertex arrays " +
+         Mib(vertex_arrays) + ", tables " + Mib(tables) + ", overhead " + Mib(kEngineOverhead) +
+         ", vertex values " +
+         (resident ? "in memory " + Mib(resident_values) : std::string("on disk")) + ")";
+}
+
+MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
+                      size_t vertex_width, uint64_t budget) {
+  MemoryPlan plan;
+  plan.budget = budget;
+  plan.interval_buffers = 2 * io.IntervalDataBytes();
+  plan.scatter_buffers = 2 * io.ScatterBytes();
+  uint64_t largest = 0;
+  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+    largest = std::max<uint64_t>(largest, set.interval_end(p) - set.interval_begin(p));
+  }
+  // accumulator + message, touched flag, vertex values of the interval
+  plan.vertex_arrays = largest * (per_vertex_width + 1 + vertex_width);
+  const uint64_t p = set.num_intervals();
+  plan.tables = p * (p + 1) * (sizeof(uint64_t) * 3) + p * 4096;
+  if (plan.Total() > budget) {
+    throw std::invalid_argument("--memory " + Mib(budget) +
+                                " is too small for this shard set: its largest interval needs " +
+                                Mib(plan.Total()) + " (" + plan.Describe() +
+                                "); raise --memory or reshard with a smaller budget");
+  }
+  const uint64_t all_values = set.manifest().num_vertices * vertex_width;
+  if (plan.Total() + all_values <= budget) {
+    plan.resident = true;
+    plan.resident_values = all_values;
+  }
+  return plan;
+}
+
+}  // namespace needle

@@ -1,0 +1,119 @@
+// The GAS programming model: what a vertex program is, and what the engine promises it.
+//
+// A program is a small copyable struct of pure functions:
+//
+//   struct MyProgram {
+//     using VertexValue = ...;  // trivially copyable, fixed width
+//     using EdgeValue = ...;    // trivially copyable, fixed width, with operator==
+//     using Accumulator = ...;  // optional: what gather folds into (default: EdgeValue), e.g.
+//                               // double sums of float messages
+//     static constexpr needle::Aggregation kAggregation = needle::Aggregation::kSum;
+//     static constexpr bool kUsesWeights = false;  // gather() sees the input's edge weights
+//
+//     EdgeValue identity() const;                      // "nothing new" on an edge
+//     VertexValue init(const VertexContext& v) const;  // value before the first iteration
+//     // optional — its presence selects the accumulation model (below):
+//     Accumulator extract(const VertexContext& v, const VertexValue& value) const;
+//     Accumulator gather(const Accumulator& acc, const EdgeValue& edge, float weight) const;
+//     VertexValue apply(const VertexContext& v, const VertexValue& old,
+//                       const Accumulator& acc) const;
+//     bool changed(const VertexValue& old, const VertexValue& now) const;  // activation rule
+//     EdgeValue scatter(const VertexContext& v, const VertexValue& old,
+//                       const VertexValue& now) const;
+//   };
+//
+// What one iteration does for a vertex v (the engine handles shards, windows and buffers):
+//   acc = extract(v, value)  if the program has extract   — accumulation model
+//       = identity()          otherwise                     — selection model (then the
+//                                                             Accumulator is the EdgeValue)
+//   for each in-edge e, in order of source id:  acc = gather(acc, e.value, e.weight)
+//   now = apply(v, value, acc)                  — stored as v's value
+//   if changed(value, now): every out-edge of v gets scatter(v, value, now), and its target
+//                           becomes active; else every out-edge gets identity()
+//
+// Edges carry messages, and every message is consumed exactly once: an edge's value is read by
+// its target at the target's next computation after the source wrote it, and not again (the
+// engine overwrites it with identity() once it has been consumed). So:
+//  - In the accumulation model (extract present) edges carry *changes* (scatter returns
+//    new − old in the program's terms) and an in-edge with nothing new contributes identity(),
+//    which must be the neutral element of gather (0 for a sum). extract(v, value) recovers the
+//    accumulated gather that produced `value`, so apply(v, value, extract(v, value)) == value
+//    up to rounding.
+//  - In the selection model (no extract; min/max-selection such as connected components or
+//    shortest paths) edges carry values, and re-reading an older value would be harmless.
+//    identity() is the neutral element of gather (e.g. +infinity for a min).
+//
+// Activation and stopping: in the first iteration every vertex is active and counts as
+// changed, with VertexValue{} (zero-initialised) as its old value for scatter — so it sends
+// its whole initial value (ATC'16 Table 2, iteration 0). Afterwards a vertex is computed only
+// when at least one in-edge holds a value != identity(); an interval with no such vertex is not
+// loaded at all. The run stops when no edge carries a message, or after --iters iterations.
+//
+// Determinism: gather folds in-edges in increasing source order (and, for one source, in
+// target-then-input order), apply and scatter are per vertex; nothing depends on the thread
+// count. Iterations are asynchronous in the GraphChi sense: intervals are computed in order,
+// and a vertex sees the messages of in-neighbours in earlier intervals of the same iteration.
+//
+// kAggregation (aggregation.h) combines several changes of one vertex into one; the dynamic
+// shard modes use it for the delay buffer.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "engine/aggregation.h"
+#include "loaders/types.h"
+
+namespace needle {
+
+// What a program knows about the vertex it computes.
+struct VertexContext {
+  VertexId id = 0;
+  uint32_t out_degree = 0;
+  uint32_t in_degree = 0;
+  uint32_t iteration = 0;  // 0-based
+};
+
+namespace program_detail {
+template <class P>
+struct AccumulatorOf {
+  using type = typename P::EdgeValue;
+};
+template <class P>
+requires requires { typename P::Accumulator; }
+struct AccumulatorOf<P> {
+  using type = typename P::Accumulator;
+};
+}  // namespace program_detail
+
+// The type gather() folds into: P::Accumulator when the program names one, else P::EdgeValue.
+template <class P>
+using AccumulatorOf = typename program_detail::AccumulatorOf<P>::type;
+
+template <class P>
+concept GasProgram = std::is_trivially_copyable_v<typename P::VertexValue> &&
+    std::is_trivially_copyable_v<typename P::EdgeValue> &&
+    std::default_initializable<typename P::VertexValue> &&
+    std::equality_comparable<typename P::EdgeValue> &&
+    std::is_trivially_copyable_v<AccumulatorOf<P>> &&
+    requires(const P& p, const VertexContext& v, const typename P::VertexValue& value,
+             const typename P::EdgeValue& edge, const AccumulatorOf<P>& acc, float weight) {
+  { P::kAggregation } -> std::convertible_to<Aggregation>;
+  { P::kUsesWeights } -> std::convertible_to<bool>;
+  { p.identity() } -> std::same_as<typename P::EdgeValue>;
+  { p.init(v) } -> std::same_as<typename P::VertexValue>;
+  { p.gather(acc, edge, weight) } -> std::same_as<AccumulatorOf<P>>;
+  { p.apply(v, value, acc) } -> std::same_as<typename P::VertexValue>;
+  { p.changed(value, value) } -> std::convertible_to<bool>;
+  { p.scatter(v, value, value) } -> std::same_as<typename P::EdgeValue>;
+};
+
+// True when the program defines extract(): the accumulation model.
+template <class P>
+concept AccumulationProgram = GasProgram<P> &&
+    requires(const P& p, const VertexContext& v, const typename P::VertexValue& value) {
+  { p.extract(v, value) } -> std::same_as<AccumulatorOf<P>>;
+};
+
+}  // namespace needle

@@ -1,0 +1,95 @@
+#include "engine/run_stats.h"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+
+namespace needle {
+namespace {
+
+void AppendNumber(std::string& out, const char* key, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "\"%s\":%.6f,", key, value);
+  out += buf;
+}
+
+void AppendNumber(std::string& out, const char* key, uint64_t value) {
+  out += '"';
+  out += key;
+  out += "\":";
+  out += std::to_string(value);
+  out += ',';
+}
+
+void AppendKinds(std::string& out, const char* key,
+                 const std::array<uint64_t, static_cast<size_t>(FileKind::kCount)>& bytes) {
+  out += '"';
+  out += key;
+  out += "\":{";
+  uint64_t total = 0;
+  for (size_t k = 0; k < bytes.size(); ++k) {
+    out += '"';
+    out += FileKindName(static_cast<FileKind>(k));
+    out += "\":" + std::to_string(bytes[k]) + ',';
+    total += bytes[k];
+  }
+  out += "\"total\":" + std::to_string(total) + "},";
+}
+
+std::string Close(std::string out) {
+  if (!out.empty() && out.back() == ',') out.pop_back();
+  out += '}';
+  return out;
+}
+
+}  // namespace
+
+std::string ToJson(const IterationStats& s) {
+  std::string out = "{\"type\":\"iteration\",";
+  AppendNumber(out, "iteration", uint64_t{s.iteration});
+  AppendNumber(out, "seconds", s.seconds);
+  AppendNumber(out, "io_wait_seconds", s.io_wait_seconds);
+  AppendNumber(out, "compute_seconds", s.compute_seconds);
+  AppendNumber(out, "write_back_seconds", s.write_back_seconds);
+  AppendKinds(out, "bytes_read", s.io.read);
+  AppendKinds(out, "bytes_written", s.io.written);
+  AppendNumber(out, "edges_loaded", s.edges_loaded);
+  AppendNumber(out, "edges_changed", s.edges_changed);
+  AppendNumber(out, "active_vertices", s.active_vertices);
+  AppendNumber(out, "changed_vertices", s.changed_vertices);
+  AppendNumber(out, "intervals_computed", uint64_t{s.intervals_computed});
+  AppendNumber(out, "intervals_cleared", uint64_t{s.intervals_cleared});
+  return Close(std::move(out));
+}
+
+std::string ToJson(const RunSummary& s) {
+  std::string out = "{\"type\":\"summary\",\"program\":\"" + s.program + "\",\"io_backend\":\"" +
+                    s.io_backend + "\",\"direct\":" + (s.direct ? "true" : "false") +
+                    ",\"converged\":" + (s.converged ? "true" : "false") + ',';
+  AppendNumber(out, "iterations", uint64_t{s.iterations});
+  AppendNumber(out, "seconds", s.seconds);
+  AppendNumber(out, "io_wait_seconds", s.io_wait_seconds);
+  AppendNumber(out, "compute_seconds", s.compute_seconds);
+  AppendNumber(out, "write_back_seconds", s.write_back_seconds);
+  AppendKinds(out, "bytes_read", s.io.read);
+  AppendKinds(out, "bytes_written", s.io.written);
+  AppendNumber(out, "edges_loaded", s.edges_loaded);
+  AppendNumber(out, "edges_changed", s.edges_changed);
+  AppendNumber(out, "num_vertices", s.num_vertices);
+  AppendNumber(out, "num_edges", s.num_edges);
+  AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});
+  AppendNumber(out, "memory_budget", s.memory_budget);
+  AppendNumber(out, "memory_planned", s.memory_planned);
+  out += std::string("\"vertex_values_resident\":") +
+         (s.vertex_values_resident ? "true" : "false") + ',';
+  AppendNumber(out, "peak_rss_bytes", s.peak_rss_bytes);
+  return Close(std::move(out));
+}
+
+uint64_t PeakRssBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace needle

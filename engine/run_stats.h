@@ -1,0 +1,55 @@
+// Statistics of a run: one record per iteration and a final summary, written as JSON lines
+// (--stats FILE) — one object per line, "type" telling which.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "shards/io_backend.h"
+
+namespace needle {
+
+struct IterationStats {
+  uint32_t iteration = 0;
+  double seconds = 0;             // wall time of the iteration
+  double io_wait_seconds = 0;     // blocked on reads of shards, windows and vertex values
+  double compute_seconds = 0;     // gather, apply, scatter
+  double write_back_seconds = 0;  // blocked on writes of edge and vertex values
+  IoCounters io;                  // bytes read and written during the iteration, by file kind
+  uint64_t edges_loaded = 0;      // in-edges of the intervals computed
+  uint64_t edges_changed = 0;     // out-edges given a message other than identity()
+  uint64_t active_vertices = 0;   // vertices computed
+  uint64_t changed_vertices = 0;  // vertices whose change was scattered
+  uint32_t intervals_computed = 0;
+  uint32_t intervals_cleared = 0;  // not computed, but their old messages overwritten
+};
+
+struct RunSummary {
+  std::string program;
+  std::string io_backend;  // "io_uring" or "pread"
+  bool direct = false;     // O_DIRECT in use for the shard files
+  uint32_t iterations = 0;
+  bool converged = false;
+  double seconds = 0;
+  double io_wait_seconds = 0;
+  double compute_seconds = 0;
+  double write_back_seconds = 0;
+  IoCounters io;
+  uint64_t edges_loaded = 0;
+  uint64_t edges_changed = 0;
+  uint64_t num_vertices = 0;
+  uint64_t num_edges = 0;
+  uint32_t num_intervals = 0;
+  uint64_t memory_budget = 0;
+  uint64_t memory_planned = 0;  // buffers and resident values the engine allocated
+  bool vertex_values_resident = false;
+  uint64_t peak_rss_bytes = 0;
+};
+
+std::string ToJson(const IterationStats& s);  // one line, no newline
+std::string ToJson(const RunSummary& s);
+
+// Peak resident set size of this process so far (getrusage), in bytes.
+uint64_t PeakRssBytes();
+
+}  // namespace needle

@@ -1,0 +1,150 @@
+// The three apps against their serial oracles (tests/oracles), on tiny graphs of every shape and
+// on the real datasets, at one and several intervals, on both I/O backends. The suite runs at
+// 1 and 2 threads (ctest registers both).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "apps/programs/connected_components.h"
+#include "apps/programs/pagerank.h"
+#include "apps/programs/shortest_paths.h"
+#include "engine_test_util.h"
+#include "oracles/oracles.h"
+
+namespace needle {
+namespace {
+
+struct TinyGraph {
+  const char* name;
+  const char* text;  // SNAP edge list ("u v" or "u v w"), or a Matrix Market file
+  const char* suffix;
+};
+
+const TinyGraph kTinyGraphs[] = {
+    {"edgeless", "%%MatrixMarket matrix coordinate pattern general\n5 5 0\n", ".mtx"},
+    {"single_edge", "0 1\n", ".txt"},
+    {"path", "0 1\n1 2\n2 3\n3 4\n4 5\n", ".txt"},
+    {"cycle", "0 1\n1 2\n2 3\n3 4\n4 0\n", ".txt"},
+    {"out_star", "0 1\n0 2\n0 3\n0 4\n0 5\n0 6\n", ".txt"},
+    {"in_star", "1 0\n2 0\n3 0\n4 0\n5 0\n6 0\n", ".txt"},
+    {"self_loops", "0 0\n0 1\n1 1\n1 2\n2 2\n2 0\n", ".txt"},
+    {"duplicates", "0 1\n0 1\n0 1\n1 2\n2 0\n2 0\n3 2\n", ".txt"},
+    {"isolated", "0 1\n1 0\n5 6\n6 7\n9 7\n", ".txt"},
+    {"two_components", "0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n6 7\n", ".txt"},
+    {"weighted_dag", "0 1 10\n0 2 1\n2 3 1\n3 1 1\n1 4 2\n2 4 7.5\n", ".txt"},
+};
+
+using Param = std::tuple<uint32_t /*parts*/, IoKind>;
+
+std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
+  return "parts" + std::to_string(std::get<0>(info.param)) + "_" +
+         std::string(IoKindName(std::get<1>(info.param)));
+}
+
+class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
+ protected:
+  uint32_t parts() const { return std::get<0>(GetParam()); }
+  EngineRun Run() const {
+    EngineRun run;
+    run.io = std::get<1>(GetParam()) == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
+    return run;
+  }
+  std::string Write(const TinyGraph& g) {
+    const std::string path = dir().string() + "/" + g.name + g.suffix;
+    WriteFile(path, g.text);
+    return path;
+  }
+  std::string Shards(const std::string& name) { return dir().string() + "/" + name + ".shards"; }
+
+  void CheckPageRank(const std::string& input, const std::string& label) {
+    SCOPED_TRACE(label);
+    const ShardSet set = ShardInto(input, Shards(label), parts());
+    const Csr g = LoadCsr(input);
+    const std::vector<double> expected = oracle::PageRank(g);
+    apps::PageRank program;
+    program.tolerance = 1e-5f;
+    std::vector<double> actual;
+    for (const auto& v : RunProgram(set, program, Run())) actual.push_back(v.rank);
+    EXPECT_EQ(oracle::CompareValues(expected, actual, 1e-4, 1e-4), "");
+  }
+
+  void CheckComponents(const std::string& input, const std::string& label) {
+    SCOPED_TRACE(label);
+    const ShardSet set = ShardInto(input, Shards(label + ".sym"), parts(), /*symmetrize=*/true);
+    const Csr g = LoadCsr(input);
+    const std::vector<uint32_t> expected = oracle::ConnectedComponents(g);
+    const std::vector<uint32_t> actual = RunProgram(set, apps::ConnectedComponents{}, Run());
+    EXPECT_EQ(oracle::ComparePartition(expected, actual), "");
+    EXPECT_EQ(actual, expected) << "labels are the smallest vertex id of each component";
+  }
+
+  void CheckShortestPaths(const std::string& input, const std::string& label,
+                          std::vector<VertexId> sources) {
+    SCOPED_TRACE(label);
+    const ShardSet set = ShardInto(input, Shards(label), parts());
+    const Csr g = LoadCsr(input);
+    const auto expected = oracle::ShortestPaths(g, sources);
+    apps::ShortestPaths<4> program;
+    program.sources.fill(kNoVertex);
+    ASSERT_LE(sources.size(), 4u);
+    std::copy(sources.begin(), sources.end(), program.sources.begin());
+    const auto distances = RunProgram(set, program, Run());
+    ASSERT_EQ(distances.size(), g.num_vertices);
+    for (size_t k = 0; k < sources.size(); ++k) {
+      std::vector<double> actual;
+      for (const auto& d : distances) actual.push_back(d[k]);
+      EXPECT_EQ(oracle::CompareValues(expected[k], actual, 1e-5, 1e-4), "")
+          << "source " << sources[k];
+    }
+    for (const auto& d : distances) {
+      EXPECT_TRUE(std::isinf(d[3])) << "an unused source slot reaches nothing";
+    }
+  }
+};
+
+TEST_P(AppsTest, PageRankOnTinyGraphs) {
+  for (const TinyGraph& g : kTinyGraphs) CheckPageRank(Write(g), g.name);
+}
+
+TEST_P(AppsTest, ConnectedComponentsOnTinyGraphs) {
+  for (const TinyGraph& g : kTinyGraphs) CheckComponents(Write(g), g.name);
+}
+
+TEST_P(AppsTest, ShortestPathsOnTinyGraphs) {
+  for (const TinyGraph& g : kTinyGraphs) {
+    const std::string input = Write(g);
+    const uint64_t n = LoadCsr(input).num_vertices;
+    std::vector<VertexId> sources{0};
+    if (n > 2) sources.push_back(static_cast<VertexId>(n - 1));
+    if (n > 4) sources.push_back(2);
+    CheckShortestPaths(input, g.name, sources);
+  }
+}
+
+TEST_P(AppsTest, PageRankOnCnr2000) {
+  CheckPageRank(DatasetPath("cnr-2000/cnr-2000.txt.gz"), "cnr-2000");
+}
+
+TEST_P(AppsTest, ComponentsOnEmailEnron) {
+  CheckComponents(DatasetPath("email-Enron.txt.gz"), "email-Enron");
+}
+
+TEST_P(AppsTest, ShortestPathsOnRome99) {
+  CheckShortestPaths(DatasetPath("roads/rome99.gr"), "rome99", {0, 100, 3352});
+}
+
+TEST_P(AppsTest, ShortestPathsOnSydney) {
+  CheckShortestPaths(DatasetPath("roads/Sydney.wel"), "Sydney", {0, 1000, 20000});
+}
+
+INSTANTIATE_TEST_SUITE_P(Shards, AppsTest,
+                         ::testing::Combine(::testing::Values(1u, 5u),
+                                            ::testing::Values(IoKind::kPread, IoKind::kUring)),
+                         ParamName);
+
+}  // namespace
+}  // namespace needle

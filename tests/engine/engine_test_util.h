@@ -1,0 +1,94 @@
+// Helpers for the engine tests: shard a graph file into a chosen number of intervals, run a
+// program on it with a chosen backend, and load the same file as an in-memory CSR for the
+// oracles (tests/oracles), which never go through the engine.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "loaders/load_graph.h"
+#include "shards/shard_set.h"
+#include "shards/sharder.h"
+#include "test_util.h"
+
+namespace needle {
+
+using testing::DatasetPath;
+using testing::WithTempDir;
+using testing::WriteFile;
+
+inline constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+// The in-memory CSR the shard set describes (symmetrised like the shards when asked).
+inline Csr LoadCsr(const std::string& input, bool symmetrize = false) {
+  LoadOptions options;
+  options.csr.symmetrize = symmetrize;
+  return LoadGraph(input, options);
+}
+
+// A --memory for the sharder that cuts `g` into about `parts` intervals: the sharder's rule is
+// usable = memory − 64 MiB − 12 B/vertex, cost(v) = 2 × (16·in + 12·out + 16).
+inline uint64_t ShardMemoryFor(const Csr& g, uint32_t parts) {
+  const uint64_t n = g.num_vertices;
+  std::vector<uint64_t> in(n, 0);
+  for (VertexId u = 0; u < n; ++u) {
+    for (VertexId v : g.Neighbors(u)) ++in[v];
+  }
+  uint64_t total = 0, largest = 0;
+  for (VertexId v = 0; v < n; ++v) {
+    const uint64_t cost = 2 * (16 * in[v] + 12 * g.Neighbors(v).size() + 16);
+    total += cost;
+    largest = std::max(largest, cost);
+  }
+  const uint64_t usable = std::max<uint64_t>(largest, (total + parts - 1) / std::max(parts, 1u));
+  return (uint64_t{64} << 20) + 12 * n + usable;
+}
+
+// Shards `input` into `dir` in about `parts` intervals (1: one interval).
+inline ShardSet ShardInto(const std::string& input, const std::string& dir, uint32_t parts,
+                          bool symmetrize = false) {
+  ShardOptions options;
+  options.out_dir = dir;
+  options.symmetrize = symmetrize;
+  options.memory_bytes =
+      parts <= 1 ? uint64_t{1} << 30 : ShardMemoryFor(LoadCsr(input, symmetrize), parts);
+  ShardGraph(input, options);
+  return ShardSet::Open(dir);
+}
+
+struct EngineRun {
+  IoKind io = IoKind::kPread;
+  uint64_t memory = 256 * kMiB;
+  uint32_t max_iterations = 10000;
+  bool direct = false;
+};
+
+template <class Program>
+std::vector<typename Program::VertexValue> RunProgram(
+    const ShardSet& set, Program program, const EngineRun& run = {}, RunSummary* summary = nullptr,
+    std::vector<IterationStats>* stats = nullptr) {
+  EngineOptions options;
+  options.memory_bytes = run.memory;
+  options.max_iterations = run.max_iterations;
+  options.io.kind = run.io;
+  options.io.direct = run.direct;
+  if (stats != nullptr)
+    options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };
+  Engine<Program> engine(set, std::move(program), options);
+  RunSummary s = engine.Run();
+  if (summary != nullptr) *summary = s;
+  return engine.Values();
+}
+
+// io_uring unless the environment refuses it (then the uring cases run on pread and say so).
+inline IoKind UringOrSkipNote() {
+  if (std::getenv("NEEDLE_TEST_NO_URING") != nullptr) return IoKind::kPread;
+  return IoKind::kUring;
+}
+
+}  // namespace needle
