@@ -11,5 +11,6 @@ int RunGenerate(const std::vector<std::string>& args);
 int RunConvert(const std::vector<std::string>& args);
 int RunInfo(const std::vector<std::string>& args);
 int RunShard(const std::vector<std::string>& args);
+int RunRun(const std::vector<std::string>& args);
 
 }  // namespace needle::cli

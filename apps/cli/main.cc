@@ -28,6 +28,8 @@ constexpr Command kCommands[] = {
      needle::cli::RunConvert},
     {"shard", "split a graph into a shard set for out-of-core processing, within --memory",
      needle::cli::RunShard},
+    {"run", "run pagerank, cc or mssp on a graph or shard set, within --memory",
+     needle::cli::RunRun},
     {"info", "describe a graph file (vertices, edges, degrees, format) or a shard set",
      needle::cli::RunInfo},
 };

@@ -1,0 +1,363 @@
+// needle run APP GRAPH|SHARDDIR: runs pagerank, cc or mssp on a shard set (sharding GRAPH first,
+// or reusing its shard set), then writes the values, the statistics and a summary.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <queue>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "apps/cli/cli_common.h"
+#include "apps/cli/commands.h"
+#include "apps/cli/progress_bar.h"
+#include "apps/cli/run_output.h"
+#include "apps/programs/connected_components.h"
+#include "apps/programs/pagerank.h"
+#include "apps/programs/shortest_paths.h"
+#include "engine/engine.h"
+#include "shards/shard_set.h"
+#include "shards/sharder.h"
+#include "shards/weight_check.h"
+
+namespace needle::cli {
+namespace {
+
+struct RunConfig {
+  std::string app;
+  std::string input;
+  uint32_t iterations = 1000;
+  double tolerance = 1e-4;
+  std::string memory = "1G";
+  std::string io = "auto";
+  bool direct = false;
+  bool skip_verify = false;
+  std::string out;
+  std::string stats;
+  uint32_t top = 0;
+  std::string sources;
+  uint32_t num_sources = 0;
+  GraphInputOptions input_options;
+};
+
+// The shard set to run on: INPUT itself when it is one, else INPUT's (re)built shard set.
+// out_dir: where to shard GRAPH (empty: the default directory).
+ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
+                     const IntervalCosts& costs, const std::string& out_dir, const IoOptions& io) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(c.input)) {
+    ShardSet set = ShardSet::Open(c.input, !c.skip_verify);
+    if (symmetrize && !set.manifest().choices.symmetrize) {
+      throw std::invalid_argument(c.input + " is not symmetrized; " + c.app +
+                                  " follows edges both ways: shard with 'needle shard GRAPH "
+                                  "--symmetrize' or give the graph file");
+    }
+    return set;
+  }
+  ShardOptions shard;
+  shard.memory_bytes = memory;
+  shard.read = ToReadOptions(c.input_options);
+  shard.format_name = c.input_options.format;
+  shard.weights_name = c.input_options.weights;
+  shard.threads = c.input_options.threads;
+  shard.symmetrize = symmetrize;
+  shard.costs = costs;
+  shard.out_dir = out_dir;
+  shard.io = io;
+  ProgressBar bar({"reading, counting", "bucketing", "sorting, writing"}, "edges");
+  shard.log = [&](const std::string& line) {
+    bar.Finish();
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  shard.progress = [&](int phase, uint64_t done, uint64_t total) {
+    bar.Update(phase, done, total);
+  };
+  const ShardReport report = ShardGraph(c.input, shard);
+  bar.Finish();
+  if (!report.reused) {
+    std::printf("sharded %s -> %s (%u intervals) in %.2f s\n", c.input.c_str(), report.dir.c_str(),
+                report.manifest.num_intervals(), report.seconds);
+  }
+  return ShardSet::Open(report.dir, /*verify_digests=*/false);  // just written or verified
+}
+
+template <class Program, class Format, class Top>
+int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
+               Program program, Format format, Top top) {
+  RunReporter reporter(c.stats, c.app);
+  EngineOptions o = options;
+  o.on_iteration = [&](const IterationStats& s) { reporter.Iteration(s); };
+  Engine<Program> engine(set, std::move(program), o);
+  RunSummary summary = engine.Run();
+  summary.program = c.app;
+  reporter.Finish(summary);
+  std::printf("%s: %s\n", c.app.c_str(), DescribeRun(summary).c_str());
+  if (!c.out.empty()) {
+    AtomicOutput out(c.out);
+    std::string line;
+    engine.ForEachInterval([&](VertexId first, std::span<const typename Program::VertexValue> v) {
+      for (size_t i = 0; i < v.size(); ++i) {
+        line = std::to_string(first + i);
+        format(v[i], line);
+        line += '\n';
+        std::fwrite(line.data(), 1, line.size(), out.file());
+      }
+    });
+    out.Commit();
+    std::printf("wrote %s\n", c.out.c_str());
+  }
+  if (c.top > 0) top(engine);
+  return 0;
+}
+
+void AppendNumber(std::string& line, double value) {
+  char buf[32];
+  if (value == std::numeric_limits<double>::infinity()) {
+    line += "\tinf";
+    return;
+  }
+  std::snprintf(buf, sizeof buf, "\t%.9g", value);
+  line += buf;
+}
+
+int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& options) {
+  apps::PageRank program;
+  program.tolerance = static_cast<float>(c.tolerance);
+  using Value = apps::PageRank::VertexValue;
+  return RunProgram(
+      c, set, options, program,
+      [](const Value& v, std::string& line) { AppendNumber(line, v.rank); },
+      [&](Engine<apps::PageRank>& engine) {
+        using Entry = std::pair<double, VertexId>;  // min-heap of the best K
+        std::priority_queue<Entry, std::vector<Entry>, std::greater<>> best;
+        engine.ForEachInterval([&](VertexId first, std::span<const Value> v) {
+          for (size_t i = 0; i < v.size(); ++i) {
+            best.emplace(v[i].rank, static_cast<VertexId>(first + i));
+            if (best.size() > c.top) best.pop();
+          }
+        });
+        std::vector<Entry> sorted;
+        for (; !best.empty(); best.pop()) sorted.push_back(best.top());
+        std::printf("top %u vertices by rank:\n", c.top);
+        for (auto it = sorted.rbegin(); it != sorted.rend(); ++it) {
+          std::printf("  %u\t%.9g\n", it->second, it->first);
+        }
+      });
+}
+
+int RunComponents(const RunConfig& c, const ShardSet& set, const EngineOptions& options) {
+  return RunProgram(
+      c, set, options, apps::ConnectedComponents{},
+      [](uint32_t label, std::string& line) { line += '\t' + std::to_string(label); },
+      [&](Engine<apps::ConnectedComponents>& engine) {
+        std::vector<uint32_t> size(set.manifest().num_vertices, 0);
+        engine.ForEachInterval([&](VertexId, std::span<const uint32_t> labels) {
+          for (uint32_t label : labels) ++size[label];
+        });
+        std::vector<std::pair<uint32_t, VertexId>> components;
+        for (VertexId v = 0; v < size.size(); ++v) {
+          if (size[v] > 0) components.emplace_back(size[v], v);
+        }
+        const size_t k = std::min<size_t>(c.top, components.size());
+        std::partial_sort(components.begin(), components.begin() + k, components.end(),
+                          [](const auto& a, const auto& b) {
+                            return a.first != b.first ? a.first > b.first : a.second < b.second;
+                          });
+        std::printf("%zu components; the %zu largest (label = smallest vertex id):\n",
+                    components.size(), k);
+        for (size_t i = 0; i < k; ++i) {
+          std::printf("  %u\t%u vertices\n", components[i].second, components[i].first);
+        }
+      });
+}
+
+std::vector<VertexId> PickSources(const RunConfig& c, uint64_t num_vertices) {
+  std::vector<VertexId> sources;
+  if (!c.sources.empty()) {
+    size_t at = 0;
+    while (at <= c.sources.size()) {
+      const size_t comma = std::min(c.sources.find(',', at), c.sources.size());
+      const std::string item = c.sources.substr(at, comma - at);
+      char* end = nullptr;
+      const unsigned long long id = std::strtoull(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || id >= num_vertices) {
+        throw UsageError("--sources: '" + item + "' is not a vertex id below " +
+                         std::to_string(num_vertices));
+      }
+      sources.push_back(static_cast<VertexId>(id));
+      at = comma + 1;
+    }
+  } else {
+    const uint64_t k = c.num_sources == 0 ? 1 : c.num_sources;
+    if (k > num_vertices) throw UsageError("--num-sources is larger than the vertex count");
+    for (uint64_t i = 0; i < k; ++i) sources.push_back(static_cast<VertexId>(i * num_vertices / k));
+  }
+  return sources;
+}
+
+template <size_t K>
+int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
+             const std::vector<VertexId>& sources) {
+  apps::ShortestPaths<K> program;
+  program.sources.fill(kNoVertex);
+  std::copy(sources.begin(), sources.end(), program.sources.begin());
+  const size_t used = sources.size();
+  using Value = typename apps::ShortestPaths<K>::VertexValue;
+  return RunProgram(
+      c, set, options, program,
+      [used](const Value& d, std::string& line) {
+        for (size_t k = 0; k < used; ++k) AppendNumber(line, d[k]);
+      },
+      [&](Engine<apps::ShortestPaths<K>>& engine) {
+        std::vector<std::pair<uint64_t, double>> reach(used, {0, 0.0});  // count, farthest
+        engine.ForEachInterval([&](VertexId, std::span<const Value> values) {
+          for (const Value& d : values) {
+            for (size_t k = 0; k < used; ++k) {
+              if (d[k] == apps::ShortestPaths<K>::kInfinity) continue;
+              ++reach[k].first;
+              reach[k].second = std::max<double>(reach[k].second, d[k]);
+            }
+          }
+        });
+        std::vector<size_t> order(used);
+        for (size_t k = 0; k < used; ++k) order[k] = k;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return reach[a].first > reach[b].first; });
+        order.resize(std::min<size_t>(c.top, used));
+        std::printf("sources by reach count:\n");
+        for (size_t k : order) {
+          std::printf("  %u\treaches %llu vertices, farthest at distance %.9g\n", sources[k],
+                      static_cast<unsigned long long>(reach[k].first), reach[k].second);
+        }
+      });
+}
+
+constexpr size_t kMaxSources = 32;
+
+int RunShortestPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options) {
+  CheckNonNegativeWeights(
+      set, ("mssp needs non-negative weights (input " + set.manifest().input.path + ")").c_str());
+  const std::vector<VertexId> sources = PickSources(c, set.manifest().num_vertices);
+  std::printf("mssp: %zu source%s:", sources.size(), sources.size() == 1 ? "" : "s");
+  for (VertexId s : sources) std::printf(" %u", s);
+  std::printf("\n");
+  switch (sources.size()) {
+    case 1:
+      return RunPaths<1>(c, set, options, sources);
+    case 2:
+      return RunPaths<2>(c, set, options, sources);
+    case 3:
+    case 4:
+      return RunPaths<4>(c, set, options, sources);
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+      return RunPaths<8>(c, set, options, sources);
+    default:
+      if (sources.size() <= 16) return RunPaths<16>(c, set, options, sources);
+      return RunPaths<kMaxSources>(c, set, options, sources);
+  }
+}
+
+// The per-edge and per-vertex bytes `needle run` plans intervals with, so that a program with
+// wide values still fits --memory: the sharder's defaults unless the program needs more.
+IntervalCosts CostsFor(size_t edge_bytes, size_t accumulator_bytes, size_t vertex_bytes,
+                       bool weights) {
+  IntervalCosts costs;
+  const uint64_t in_edge = 4 + edge_bytes + (weights ? 4 : 0);
+  const uint64_t out_edge = sizeof(SourceRun) + edge_bytes;
+  const uint64_t vertex = 8 + accumulator_bytes + edge_bytes + 1 + vertex_bytes;
+  if (in_edge > costs.in_edge || out_edge > costs.out_edge) {  // the per-vertex part has slack
+    costs.in_edge = std::max(costs.in_edge, in_edge);
+    costs.out_edge = std::max(costs.out_edge, out_edge);
+    costs.vertex = std::max(costs.vertex, vertex);
+  }
+  return costs;
+}
+
+}  // namespace
+
+int RunRun(const std::vector<std::string>& args) {
+  RunConfig c;
+  std::string io;
+  po::options_description options("run options");
+  auto add = options.add_options();
+  add("app", po::value(&c.app)->required(), "pagerank, cc or mssp");
+  add("input", po::value(&c.input)->required(), "graph file or shard set directory");
+  add("iters", po::value(&c.iterations)->default_value(1000), "stop after this many iterations");
+  add("tolerance", po::value(&c.tolerance)->default_value(1e-4),
+      "pagerank: a vertex sends when its rank moved by more than this fraction since it last "
+      "sent; the run stops when none does");
+  add("memory", po::value(&c.memory)->default_value("1G"),
+      "memory budget for sharding and for the run (e.g. 512M, 4G)");
+  add("io", po::value(&io)->default_value("auto"), "I/O backend: auto, uring, pread");
+  add("direct", po::bool_switch(&c.direct), "read and write shard files with O_DIRECT");
+  add("out", po::value(&c.out), "write one line per vertex: id<TAB>value");
+  add("stats", po::value(&c.stats), "write per-iteration statistics as JSON lines");
+  add("top", po::value(&c.top)->default_value(0),
+      "print the K highest ranks / largest components / sources by reach");
+  add("sources", po::value(&c.sources), "mssp: comma-separated source ids (at most 32)");
+  add("num-sources", po::value(&c.num_sources)->default_value(0),
+      "mssp: K sources spread evenly over the ids (i * V / K), when --sources is not given");
+  add("skip-verify", po::bool_switch(&c.skip_verify),
+      "do not checksum a given shard set's files before the run (sizes are still checked)");
+  AddGraphInputOptions(options, c.input_options);
+  po::positional_options_description positional;
+  positional.add("app", 1).add("input", 1);
+  if (!ParseCommandLine(args,
+                        "needle run pagerank|cc|mssp GRAPH|SHARDDIR [--memory 1G] [--out FILE] "
+                        "[--stats FILE] [options]",
+                        options, positional)) {
+    return 0;
+  }
+  if (c.app != "pagerank" && c.app != "cc" && c.app != "mssp") {
+    throw UsageError("unknown app '" + c.app + "' (pagerank, cc, mssp)");
+  }
+  if (!c.sources.empty() && c.num_sources != 0) {
+    throw UsageError("give --sources or --num-sources, not both");
+  }
+  if (c.num_sources > kMaxSources ||
+      std::count(c.sources.begin(), c.sources.end(), ',') >= static_cast<long>(kMaxSources)) {
+    throw UsageError("mssp takes at most " + std::to_string(kMaxSources) + " sources");
+  }
+  if (!(c.tolerance >= 0)) throw UsageError("--tolerance must be a non-negative number");
+  EngineOptions engine;
+  engine.memory_bytes = ParseMemorySize(c.memory);
+  engine.max_iterations = c.iterations;
+  engine.threads = c.input_options.threads;
+  try {
+    engine.io.kind = ParseIoKind(io);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--io: ") + e.what());
+  }
+  engine.io.direct = c.direct;
+  engine.log = [](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  };
+
+  // mssp's values are 4 bytes per source: its intervals are planned for that, in a shard set
+  // of its own (GRAPH.mssp-K.shards), so that the other apps' set stays as it is.
+  IntervalCosts costs;
+  std::string out_dir;
+  if (c.app == "mssp") {
+    const size_t k = c.num_sources != 0  ? c.num_sources
+                     : c.sources.empty() ? 1
+                                         : std::count(c.sources.begin(), c.sources.end(), ',') + 1;
+    const size_t slots = std::bit_ceil(std::max<size_t>(k, 1));
+    costs = CostsFor(4 * slots, 4 * slots, 4 * slots, /*weights=*/true);
+    if (!costs.is_default()) out_dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
+  }
+  const ShardSet set =
+      OpenOrShard(c, engine.memory_bytes, c.app == "cc", costs, out_dir, engine.io);
+  if (c.app == "pagerank") return RunPageRank(c, set, engine);
+  if (c.app == "cc") return RunComponents(c, set, engine);
+  return RunShortestPaths(c, set, engine);
+}
+
+}  // namespace needle::cli

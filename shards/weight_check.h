@@ -1,0 +1,13 @@
+// Checks on the input weights a shard set holds, for programs that need them in a range
+// (shortest paths need non-negative weights).
+#pragma once
+
+#include "shards/shard_set.h"
+
+namespace needle {
+
+// Throws Error naming the shard's value file, the byte offset and the weight when any edge
+// weight of `set` is negative or NaN. Reads every value file once.
+void CheckNonNegativeWeights(const ShardSet& set, const char* why);
+
+}  // namespace needle

@@ -1,0 +1,184 @@
+// `needle run` end to end: the output file, the statistics, --top, reuse of a shard set, and
+// the errors (each with exit status and no output file left behind). Values are checked
+// against the serial oracles, independently of the engine tests.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "oracles/oracles.h"
+
+namespace needle {
+namespace {
+
+using testing::ShellQuote;
+
+struct Result {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+class RunCliTest : public WithTempDir<> {
+ protected:
+  std::string Path(const std::string& name) { return (dir() / name).string(); }
+  Result Needle(const std::string& args) {
+    const std::string out = Path("stdout.txt"), err = Path("stderr.txt");
+    Result r;
+    r.status = testing::RunCommand(ShellQuote(NEEDLE_BINARY) + " " + args + " > " +
+                                   ShellQuote(out) + " 2> " + ShellQuote(err));
+    r.out = testing::ReadFile(out);
+    r.err = testing::ReadFile(err);
+    return r;
+  }
+  std::string Graph(const std::string& name, const std::string& text) {
+    const std::string path = Path(name);
+    WriteFile(path, text);
+    return path;
+  }
+  // Lines "id<TAB>v1<TAB>v2..." → rows of values (inf allowed); checks the ids run 0, 1, ...
+  std::vector<std::vector<double>> ReadValues(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string id, value;
+      std::getline(fields, id, '\t');
+      EXPECT_EQ(id, std::to_string(rows.size()));
+      rows.emplace_back();
+      while (std::getline(fields, value, '\t')) {
+        rows.back().push_back(value == "inf" ? INFINITY : std::stod(value));
+      }
+    }
+    return rows;
+  }
+};
+
+constexpr const char* kGraph = "0 1\n1 2\n2 0\n2 3\n3 4\n5 6\n6 5\n7 7\n4 1\n";
+
+TEST_F(RunCliTest, PageRankWritesValuesStatsAndTop) {
+  const std::string input = Graph("g.txt", kGraph);
+  const Result r = Needle("run pagerank " + ShellQuote(input) + " --tolerance 1e-6 --out " +
+                          ShellQuote(Path("pr.txt")) + " --stats " + ShellQuote(Path("s.jsonl")) +
+                          " --top 2 --memory 128M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("converged"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("top 2 vertices by rank"), std::string::npos) << r.out;
+  const auto rows = ReadValues(Path("pr.txt"));
+  const std::vector<double> expected = oracle::PageRank(LoadCsr(input));
+  ASSERT_EQ(rows.size(), expected.size());
+  std::vector<double> actual;
+  for (const auto& row : rows) actual.push_back(row.at(0));
+  EXPECT_EQ(oracle::CompareValues(expected, actual, 1e-4, 1e-5), "");
+
+  const std::string stats = testing::ReadFile(Path("s.jsonl"));
+  std::istringstream lines(stats);
+  std::string line;
+  int iterations = 0, summaries = 0;
+  while (std::getline(lines, line)) {
+    ASSERT_EQ(line.front(), '{');
+    ASSERT_EQ(line.back(), '}');
+    if (line.find("\"type\":\"iteration\"") != std::string::npos) {
+      EXPECT_NE(line.find("\"iteration\":" + std::to_string(iterations)), std::string::npos);
+      for (const char* key :
+           {"io_wait_seconds", "compute_seconds", "write_back_seconds", "bytes_read",
+            "bytes_written", "edges_loaded", "edges_changed", "active_vertices"}) {
+        EXPECT_NE(line.find(key), std::string::npos) << key << " missing in " << line;
+      }
+      ++iterations;
+    } else {
+      EXPECT_NE(line.find("\"type\":\"summary\""), std::string::npos) << line;
+      EXPECT_NE(line.find("\"converged\":true"), std::string::npos) << line;
+      EXPECT_NE(line.find("\"iterations\":" + std::to_string(iterations)), std::string::npos);
+      EXPECT_NE(line.find("\"peak_rss_bytes\""), std::string::npos);
+      ++summaries;
+    }
+  }
+  EXPECT_GT(iterations, 1);
+  EXPECT_EQ(summaries, 1);
+}
+
+TEST_F(RunCliTest, ComponentsAndShortestPathsMatchOracles) {
+  const std::string input = Graph("g.txt", kGraph);
+  Result r = Needle("run cc " + ShellQuote(input) + " --out " + ShellQuote(Path("cc.txt")) +
+                    " --top 3 --memory 128M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("3 components"), std::string::npos) << r.out;
+  std::vector<uint32_t> labels;
+  for (const auto& row : ReadValues(Path("cc.txt")))
+    labels.push_back(static_cast<uint32_t>(row.at(0)));
+  EXPECT_EQ(labels, oracle::ConnectedComponents(LoadCsr(input)));
+
+  r = Needle("run mssp " + ShellQuote(input) + " --sources 0,5 --out " + ShellQuote(Path("d.txt")) +
+             " --top 2 --memory 128M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto rows = ReadValues(Path("d.txt"));
+  const std::vector<VertexId> sources{0, 5};
+  const auto expected = oracle::ShortestPaths(LoadCsr(input), sources);
+  ASSERT_EQ(rows.size(), expected[0].size());
+  for (size_t v = 0; v < rows.size(); ++v) {
+    ASSERT_EQ(rows[v].size(), 2u);
+    EXPECT_EQ(rows[v][0], expected[0][v]) << "vertex " << v;
+    EXPECT_EQ(rows[v][1], expected[1][v]) << "vertex " << v;
+  }
+}
+
+TEST_F(RunCliTest, RunsOnAShardSetAndReusesIt) {
+  const std::string input = Graph("g.txt", kGraph);
+  ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --memory 128M").status, 0);
+  Result r = Needle("run pagerank " + ShellQuote(input + ".shards") + " --memory 128M");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = Needle("run pagerank " + ShellQuote(input) + " --memory 128M");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reusing"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sharded"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCliTest, ErrorsExitNonZeroAndLeaveNoOutput) {
+  const std::string input = Graph("g.txt", kGraph);
+  Result r = Needle("run bfs " + ShellQuote(input));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown app 'bfs'"), std::string::npos) << r.err;
+
+  r = Needle("run mssp " + ShellQuote(input) + " --sources 0,99");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("'99' is not a vertex id"), std::string::npos) << r.err;
+
+  const std::string negative = Graph("neg.txt", "0 1 2.5\n1 2 -1\n");
+  r = Needle("run mssp " + ShellQuote(negative) + " --out " + ShellQuote(Path("n.txt")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("edge weight -1 is negative"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("neg.txt"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("n.txt")));
+
+  ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --memory 128M").status, 0);
+  r = Needle("run cc " + ShellQuote(input + ".shards"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("not symmetrized"), std::string::npos) << r.err;
+
+  // A damaged shard file is refused before anything runs, naming the file.
+  {
+    std::fstream f(input + ".shards/shard-0000.adj",
+                   std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096);
+    f.put('\x7f');
+  }
+  r = Needle("run pagerank " + ShellQuote(input + ".shards") + " --out " +
+             ShellQuote(Path("p.txt")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("shard-0000.adj"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("p.txt")));
+
+  r = Needle("run pagerank " + ShellQuote(Path("missing.txt")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("missing.txt"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace needle
