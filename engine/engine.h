@@ -146,6 +146,22 @@ class Engine {
 
   std::vector<uint8_t> pending_;  // per interval: some in-edge carries a message
   std::vector<uint8_t> dirty_;    // per interval: its out-edges carry messages
+  // Per window, shard-major: window (q, p) of shard q carries messages. Only such windows are
+  // read for gather; a window is rewritten only when it carries messages now or did before.
+  std::vector<uint8_t> window_dirty_;
+  std::vector<uint8_t> wanted_;  // scratch: the windows a load asks for
+  std::vector<uint8_t> write_;   // scratch: the windows a write-back writes
+  // The windows of memory shard q a load should read: those with messages, and the one the
+  // interval computing now (`current`) may be about to fill.
+  const uint8_t* Wanted(uint32_t q, uint32_t current) {
+    const uint32_t n = num_intervals();
+    for (uint32_t r = 0; r < n; ++r) {
+      wanted_[r] = window_dirty_[static_cast<size_t>(q) * n + r] | (r == current ? 1 : 0);
+    }
+    return wanted_.data();
+  }
+  // Reads the windows of data's memory shard that carry messages but were not loaded.
+  void LoadMissing(IntervalData& data);
   IterationStats stats_;
 };
 
@@ -193,10 +209,25 @@ IntervalData& Engine<Program>::Acquire(uint32_t p) {
     shard_io_->FinishLoad(d);
     d.interval = kNoInterval;
   }
-  shard_io_->StartLoad(p, data_[0]);
+  shard_io_->StartLoad(p, data_[0], Wanted(p, kNoInterval));
   shard_io_->FinishLoad(data_[0]);
   stats_.io_wait_seconds += Since(t);
   return data_[0];
+}
+
+template <GasProgram Program>
+void Engine<Program>::LoadMissing(IntervalData& data) {
+  const uint32_t n = num_intervals(), p = data.interval;
+  bool any = false;
+  for (uint32_t r = 0; r < n; ++r) {
+    wanted_[r] = window_dirty_[static_cast<size_t>(p) * n + r] && !data.loaded[r];
+    any = any || wanted_[r];
+  }
+  if (!any) return;
+  const auto t = Clock::now();
+  shard_io_->StartLoad(p, data, wanted_.data(), /*windows_only=*/true);
+  shard_io_->FinishLoad(data);
+  stats_.io_wait_seconds += Since(t);
 }
 
 // Windows of p written by an interval whose write-back may have been in flight when p's reads
@@ -244,7 +275,7 @@ ScatterBuffer& Engine<Program>::BeginTurn(uint32_t p, bool prefetch) {
     }
     if (next != kNoInterval && next != p && slot != nullptr && data_[0].interval != next &&
         data_[1].interval != next) {
-      shard_io_->StartLoad(next, *slot);
+      shard_io_->StartLoad(next, *slot, Wanted(next, p));
     }
   }
   shard_io_->Prepare(p, out);
@@ -255,6 +286,7 @@ ScatterBuffer& Engine<Program>::BeginTurn(uint32_t p, bool prefetch) {
 template <GasProgram Program>
 void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   IntervalData& data = Acquire(p);
+  LoadMissing(data);
   Patch(data);
   pending_[p] = 0;
   ScatterBuffer& out = BeginTurn(p, /*prefetch=*/true);
@@ -286,7 +318,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     }
     // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
     for (uint32_t r = 0; r < num_intervals(); ++r) {
-      if (iteration == 0 && r >= p) break;  // windows not yet written in the first iteration
+      if (!window_dirty_[static_cast<size_t>(p) * num_intervals() + r]) continue;  // all identity
       const uint64_t first = set_.Window(p, r).first_edge, last = set_.Window(p, r + 1).first_edge;
       const auto* messages =
           reinterpret_cast<const EdgeValue*>(data.values.data() + edges_->WindowOffset(p, r));
@@ -316,12 +348,16 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   }
   stats_.active_vertices += active;
   stats_.changed_vertices += changed;
-  stats_.edges_loaded += set_.header(p).num_edges;
+  for (uint32_t r = 0; r < num_intervals(); ++r) {
+    if (window_dirty_[static_cast<size_t>(p) * num_intervals() + r]) {
+      stats_.edges_loaded += set_.Window(p, r + 1).first_edge - set_.Window(p, r).first_edge;
+    }
+  }
   Scatter(p, out, &data);
   data.interval = kNoInterval;  // consumed: the next turn of p reads it again
   stats_.compute_seconds += Since(t);
   ++stats_.intervals_computed;
-  shard_io_->StartWriteBack(out);
+  shard_io_->StartWriteBack(out, write_);
   StoreValues(p);
 }
 
@@ -332,7 +368,7 @@ void Engine<Program>::Clear(uint32_t p) {
   std::fill_n(message_.begin(), count, program_.identity());
   Scatter(p, out, nullptr);
   ++stats_.intervals_cleared;
-  shard_io_->StartWriteBack(out);
+  shard_io_->StartWriteBack(out, write_);
 }
 
 // Fills window (q, p) of every shard q with the messages of its sources.
@@ -348,6 +384,9 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, const IntervalData
       auto* window = reinterpret_cast<EdgeValue*>(out.bytes.data() + out.offsets[q]);
       const uint64_t n = set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
       std::fill_n(window, n, identity);
+      const size_t w = static_cast<size_t>(q) * num_intervals() + p;
+      write_[q] = window_dirty_[w];
+      window_dirty_[w] = 0;
     }
     dirty_[p] = 0;
     return;
@@ -373,6 +412,9 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, const IntervalData
       pending_[q] = 1;
       any = true;
     }
+    const size_t w = static_cast<size_t>(q) * num_intervals() + p;
+    write_[q] = hit || window_dirty_[w];
+    window_dirty_[w] = hit;
   }
   dirty_[p] = any ? 1 : 0;
   stats_.edges_changed += edges_changed;
@@ -411,7 +453,10 @@ RunSummary Engine<Program>::Run() {
   stats_ = {};
   pending_.assign(n, 1);
   dirty_.assign(n, 0);
-  if (n > 0) shard_io_->StartLoad(0, data_[0]);
+  window_dirty_.assign(static_cast<size_t>(n) * n, 0);  // the files start without messages
+  wanted_.assign(n, 0);
+  write_.assign(n, 0);
+  if (n > 0) shard_io_->StartLoad(0, data_[0], Wanted(0, kNoInterval));
 
   uint32_t iteration = 0;
   for (; iteration < options_.max_iterations; ++iteration) {

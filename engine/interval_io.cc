@@ -69,6 +69,7 @@ void IntervalIo::Allocate(IntervalData& data) const {
   if (use_weights_) data.weights = AlignedBuffer(targets);
   data.runs = AlignedBuffer(runs);
   data.runs_at.assign(n, 0);
+  data.loaded.assign(n, 0);
   data.degrees = AlignedBuffer(2 * (AlignUp(vertices * 4) + kDirectAlignment));
 }
 
@@ -77,16 +78,41 @@ void IntervalIo::Allocate(ScatterBuffer& scatter) const {
   scatter.offsets.assign(set_->num_intervals() + 1, 0);
 }
 
-void IntervalIo::StartLoad(uint32_t p, IntervalData& data) {
+void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted,
+                           bool windows_only) {
   const uint32_t n = set_->num_intervals();
   const ShardFileHeader& header = set_->header(p);
   requests_.clear();
   data.interval = p;
-  requests_.push_back(
-      {&adjacency_[p], header.targets_pos, data.targets.data(), AlignUp(header.num_edges * 4)});
-  requests_.push_back({&values_->file(p), 0, data.values.data(), values_->FileBytes(p)});
-  if (use_weights_) {
-    requests_.push_back({&weights_[p], 0, data.weights.data(), AlignUp(header.num_edges * 4)});
+  for (uint32_t r = 0; r < n; ++r) {
+    data.loaded[r] = (windows_only ? data.loaded[r] : 0) | wanted[r];
+  }
+  // Runs of wanted windows, each read as one aligned range of targets, messages and weights.
+  for (uint32_t r = 0; r < n;) {
+    if (!wanted[r]) {
+      ++r;
+      continue;
+    }
+    uint32_t end = r;
+    while (end < n && wanted[end]) ++end;
+    const uint64_t first = set_->Window(p, r).first_edge, last = set_->Window(p, end).first_edge;
+    if (last > first) {
+      const Cover t = CoverOf(first * 4, last * 4);
+      requests_.push_back({&adjacency_[p], header.targets_pos + t.offset,
+                           data.targets.data() + t.offset, t.length});
+      if (use_weights_) {
+        requests_.push_back({&weights_[p], t.offset, data.weights.data() + t.offset, t.length});
+      }
+      const uint64_t v = values_->WindowOffset(p, r);
+      requests_.push_back(
+          {&values_->file(p), v, data.values.data() + v, values_->WindowOffset(p, end) - v});
+    }
+    r = end;
+  }
+  if (windows_only) {
+    data.ticket = io_->Submit(requests_);
+    data.in_flight = true;
+    return;
   }
   size_t at = 0;
   for (uint32_t q = 0; q < n; ++q) {
@@ -135,12 +161,12 @@ void IntervalIo::Prepare(uint32_t p, ScatterBuffer& scatter) const {
   scatter.offsets[set_->num_intervals()] = at;
 }
 
-void IntervalIo::StartWriteBack(ScatterBuffer& scatter) {
+void IntervalIo::StartWriteBack(ScatterBuffer& scatter, const std::vector<uint8_t>& write) {
   const uint32_t p = scatter.interval;
   requests_.clear();
   for (uint32_t q = 0; q < set_->num_intervals(); ++q) {
     const uint64_t bytes = values_->WindowBytes(q, p);
-    if (bytes == 0) continue;
+    if (bytes == 0 || !write[q]) continue;
     requests_.push_back({&values_->file(q), values_->WindowOffset(q, p),
                          scatter.bytes.data() + scatter.offsets[q], bytes, /*write=*/true});
   }

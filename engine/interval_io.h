@@ -8,8 +8,9 @@
 //   - the window of p in every shard q: only its source runs (the out-edges of p's vertices
 //     are overwritten, never read);
 //   - the out- and in-degrees of p's vertices;
-// and it writes p's out-edge messages back, window by window. Every transfer is 4 KiB-aligned
-// (covers of unaligned ranges are read whole), so the same code runs with O_DIRECT.
+// and it writes p's out-edge messages back, window by window. Windows known to carry no message
+// are neither read nor rewritten (the engine keeps a flag per window). Every transfer is 4
+// KiB-aligned (covers of unaligned ranges are read whole), so the same code runs with O_DIRECT.
 #pragma once
 
 #include <cstddef>
@@ -36,6 +37,7 @@ struct IntervalData {
   AlignedBuffer weights;        // float per in-edge (only when the program uses weights)
   AlignedBuffer runs;           // for each shard q, the aligned cover of window (q, p)'s runs
   std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`
+  std::vector<uint8_t> loaded;  // per r: window (p, r)'s targets, messages, weights were read
   AlignedBuffer degrees;        // aligned covers of the out- and in-degrees of p
   size_t out_degrees_at = 0, in_degrees_at = 0;
 
@@ -73,13 +75,17 @@ class IntervalIo {
   void Allocate(IntervalData& data) const;
   void Allocate(ScatterBuffer& scatter) const;
 
-  void StartLoad(uint32_t p, IntervalData& data);
+  // `wanted[r]`: window (p, r) of the memory shard carries messages — only those windows'
+  // targets, messages and weights are read (consecutive ones in one request). windows_only:
+  // add those windows to a load of p that is already complete (no runs, no degrees).
+  void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false);
   // Reads only the degrees of p into data (and waits).
   void LoadDegrees(uint32_t p, IntervalData& data);
   void FinishLoad(IntervalData& data);
   // Lays out `scatter` for interval p (fills offsets); the caller then fills the windows.
   void Prepare(uint32_t p, ScatterBuffer& scatter) const;
-  void StartWriteBack(ScatterBuffer& scatter);
+  // Writes window (q, p) for every q with write[q] set.
+  void StartWriteBack(ScatterBuffer& scatter, const std::vector<uint8_t>& write);
   void FinishWriteBack(ScatterBuffer& scatter);
 
   IoBackend& backend() { return *io_; }
