@@ -34,7 +34,9 @@ struct Options {
   uint64_t memory_mb = 256;
   uint32_t pagerank_iterations = 10;
   int repeats = 3;
+  bool warm = true;
   bool cold = true;
+  unsigned queue_depth = 64;
 };
 
 bool Parse(int argc, char** argv, Options& o) {
@@ -47,7 +49,9 @@ bool Parse(int argc, char** argv, Options& o) {
   add("pagerank-iterations", po::value(&o.pagerank_iterations)->default_value(10),
       "pagerank iterations per run (cc runs to convergence)");
   add("repeats", po::value(&o.repeats)->default_value(3), "runs per configuration");
+  add("warm", po::value(&o.warm)->default_value(true), "run warm (page cache)");
   add("cold", po::value(&o.cold)->default_value(true), "also run cold (evicted, O_DIRECT)");
+  add("queue-depth", po::value(&o.queue_depth)->default_value(64), "io_uring queue depth");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, d), vm);
   if (vm.count("help")) {
@@ -118,6 +122,7 @@ void Measure(const char* app, const ShardSet& set, Program program, const Option
     options.memory_bytes = o.memory_mb << 20;
     options.max_iterations = iterations;
     options.io.direct = cold;
+    options.io.queue_depth = o.queue_depth;
     std::vector<IterationStats> stats;
     options.on_iteration = [&](const IterationStats& s) { stats.push_back(s); };
     Engine<Program> engine(set, program, options);
@@ -164,13 +169,13 @@ int Run(const Options& o) {
                 bandwidth / 1e9);
   }
   apps::PageRank pagerank;
-  Measure("pagerank", set, pagerank, o, o.pagerank_iterations, false, bandwidth);
+  if (o.warm) Measure("pagerank", set, pagerank, o, o.pagerank_iterations, false, bandwidth);
   if (o.cold) Measure("pagerank", set, pagerank, o, o.pagerank_iterations, true, bandwidth);
   if (!o.sym_shards.empty()) {
     const ShardSet sym = ShardSet::Open(o.sym_shards, false);
     std::printf("cc shards: %s: %llu edges (symmetrized), %u intervals\n", o.sym_shards.c_str(),
                 static_cast<unsigned long long>(sym.manifest().num_edges), sym.num_intervals());
-    Measure("cc", sym, apps::ConnectedComponents{}, o, 1000, false, bandwidth);
+    if (o.warm) Measure("cc", sym, apps::ConnectedComponents{}, o, 1000, false, bandwidth);
     if (o.cold) Measure("cc", sym, apps::ConnectedComponents{}, o, 1000, true, bandwidth);
   }
   std::printf("peak RSS %.1f MiB of --memory %llu MiB\n",

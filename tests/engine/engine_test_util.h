@@ -45,7 +45,8 @@ inline uint64_t ShardMemoryFor(const Csr& g, uint32_t parts) {
     total += cost;
     largest = std::max(largest, cost);
   }
-  const uint64_t usable = std::max<uint64_t>(largest, (total + parts - 1) / std::max(parts, 1u));
+  const uint64_t usable =
+      std::max<uint64_t>({largest, (total + parts - 1) / std::max(parts, 1u), uint64_t{1}});
   return (uint64_t{64} << 20) + 12 * n + usable;
 }
 

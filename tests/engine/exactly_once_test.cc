@@ -90,6 +90,7 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     }
     EngineRun run;
     run.io = io == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
+    run.direct = direct_;
     RunSummary summary;
     std::vector<IterationStats> stats;
     TokenProgram program;
@@ -129,6 +130,7 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     cleared_total_ += cleared;
   }
   uint32_t cleared_total_ = 0;
+  bool direct_ = false;
 };
 
 TEST_P(ExactlyOnceTest, TinyGraphs) {
@@ -154,6 +156,17 @@ TEST_P(ExactlyOnceTest, TinyGraphs) {
   if (std::get<0>(GetParam()) > 1) {
     EXPECT_GT(cleared_total_, 0u) << "no interval was cleared: that path went untested";
   }
+}
+
+TEST_P(ExactlyOnceTest, RmatDirect) {
+  // O_DIRECT where the file system allows it (tmpfs does not: then it is the buffered path).
+  direct_ = true;
+  RmatOptions options;
+  options.scale = 10;
+  options.edge_factor = 6;
+  const std::string path = dir().string() + "/rmat.txt";
+  WriteEdgeListText(GenerateRmat(options), path);
+  Check(path, "rmat-direct");
 }
 
 TEST_P(ExactlyOnceTest, Rmat) {
