@@ -2,13 +2,18 @@
 
 #include <algorithm>
 
+#include "engine/run_codec.h"
 #include "loaders/error.h"
 
 namespace needle {
 
 IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values,
-                       bool weights)
-    : io_(&io), set_(&set), values_(&values), use_weights_(weights) {
+                       bool weights, const std::string& work_dir)
+    : io_(&io), set_(&set), values_(&values), use_weights_(weights), work_dir_(work_dir) {
+  const uint32_t n = set.num_intervals();
+  index_.resize(n);
+  has_index_.assign(n, 0);
+  index_offsets_.assign(static_cast<size_t>(n) * (n + 1), 0);
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     adjacency_.push_back(io.Open(set.AdjacencyPath(p), FileKind::kAdjacency, false));
     if (weights) weights_.push_back(io.Open(set.ValuesPath(p), FileKind::kValues, false));
@@ -28,15 +33,44 @@ uint64_t IntervalIo::IntervalDataBytes() const {
     const uint64_t in_edges = set_->header(p).num_edges;
     uint64_t bytes = AlignUp(in_edges * 4) + values_->FileBytes(p);
     if (use_weights_) bytes += AlignUp(in_edges * 4);
+    uint64_t covers = 0, count = 0;
     for (uint32_t q = 0; q < n; ++q) {
       const uint64_t runs = set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
-      bytes += AlignUp(runs * sizeof(SourceRun)) + kDirectAlignment;
+      covers += AlignUp(runs * sizeof(SourceRun)) + kDirectAlignment;
+      count += runs;
     }
+    bytes += std::max(covers, AlignUp(MaxEncodedRunBytes(count)));
     const uint64_t vertices = set_->interval_end(p) - set_->interval_begin(p);
     bytes += 2 * (AlignUp(vertices * 4) + kDirectAlignment);
     largest = std::max(largest, bytes);
   }
   return largest;
+}
+
+uint64_t IntervalIo::IndexBytes() const {
+  const uint32_t n = set_->num_intervals();
+  uint64_t largest = 0;
+  for (uint32_t p = 0; p < n; ++p) {
+    uint64_t runs = 0;
+    for (uint32_t q = 0; q < n; ++q) {
+      runs += set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
+    }
+    largest = std::max(largest, AlignUp(MaxEncodedRunBytes(runs)));
+  }
+  return largest;
+}
+
+void IntervalIo::WriteIndex(uint32_t p, const AlignedBuffer& bytes,
+                            const std::vector<uint64_t>& offsets) {
+  const uint32_t n = set_->num_intervals();
+  index_[p] = io_->Open(work_dir_ + "/" + ShardFileName(p, ".idx").replace(0, 5, "scatter"),
+                        FileKind::kAdjacency, /*writable=*/true, /*create=*/true);
+  std::copy(offsets.begin(), offsets.begin() + n + 1,
+            index_offsets_.begin() + static_cast<ptrdiff_t>(p) * (n + 1));
+  const IoRequest write{&index_[p], 0, const_cast<std::byte*>(bytes.data()), AlignUp(offsets[n]),
+                        /*write=*/true};
+  io_->Run({&write, 1});
+  has_index_[p] = 1;
 }
 
 uint64_t IntervalIo::ScatterBytes() const {
@@ -62,6 +96,11 @@ void IntervalIo::Allocate(IntervalData& data) const {
       r += AlignUp(count * sizeof(SourceRun)) + kDirectAlignment;
     }
     runs = std::max(runs, r);
+    uint64_t count = 0;
+    for (uint32_t q = 0; q < n; ++q) {
+      count += set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
+    }
+    runs = std::max(runs, AlignUp(MaxEncodedRunBytes(count)));
     vertices = std::max<uint64_t>(vertices, set_->interval_end(p) - set_->interval_begin(p));
   }
   data.targets = AlignedBuffer(targets);
@@ -110,6 +149,16 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
     r = end;
   }
   if (windows_only) {
+    data.ticket = io_->Submit(requests_);
+    data.in_flight = true;
+    return;
+  }
+  data.compact = HasIndex(p);
+  if (data.compact) {
+    const uint64_t* offsets = &index_offsets_[static_cast<size_t>(p) * (n + 1)];
+    for (uint32_t q = 0; q < n; ++q) data.runs_at[q] = offsets[q];
+    requests_.push_back({&index_[p], 0, data.runs.data(), AlignUp(offsets[n])});
+    AddDegreeRequests(p, data);
     data.ticket = io_->Submit(requests_);
     data.in_flight = true;
     return;

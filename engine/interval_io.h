@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/edge_value_files.h"
@@ -32,10 +33,12 @@ struct IntervalData {
   uint32_t interval = kNoInterval;
   bool in_flight = false;
   IoBackend::Ticket ticket = 0;
-  AlignedBuffer targets;        // uint32 per in-edge
-  AlignedBuffer values;         // shard p's edge value file, windows padded as in EdgeValueFiles
-  AlignedBuffer weights;        // float per in-edge (only when the program uses weights)
-  AlignedBuffer runs;           // for each shard q, the aligned cover of window (q, p)'s runs
+  AlignedBuffer targets;  // uint32 per in-edge
+  AlignedBuffer values;   // shard p's edge value file, windows padded as in EdgeValueFiles
+  AlignedBuffer weights;  // float per in-edge (only when the program uses weights)
+  AlignedBuffer runs;     // for each shard q, window (q, p)'s runs: the aligned cover of its
+                          // SourceRuns, or (compact) its part of the scatter index (run_codec.h)
+  bool compact = false;
   std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`
   std::vector<uint8_t> loaded;  // per r: window (p, r)'s targets, messages, weights were read
   AlignedBuffer degrees;        // aligned covers of the out- and in-degrees of p
@@ -45,6 +48,9 @@ struct IntervalData {
   const float* Weights() const { return reinterpret_cast<const float*>(weights.data()); }
   const SourceRun* Runs(uint32_t q) const {
     return reinterpret_cast<const SourceRun*>(runs.data() + runs_at[q]);
+  }
+  const uint8_t* RunBytes(uint32_t q) const {
+    return reinterpret_cast<const uint8_t*>(runs.data() + runs_at[q]);
   }
   const uint32_t* OutDegrees() const {
     return reinterpret_cast<const uint32_t*>(degrees.data() + out_degrees_at);
@@ -66,12 +72,21 @@ struct ScatterBuffer {
 
 class IntervalIo {
  public:
-  // Opens the shard files. Throws Error.
-  IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights);
+  // Opens the shard files; the scatter index files go to work_dir. Throws Error.
+  IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights,
+             const std::string& work_dir);
 
   // Bytes the buffers of one IntervalData / ScatterBuffer need for the largest interval.
   uint64_t IntervalDataBytes() const;
   uint64_t ScatterBytes() const;
+  // Bytes of the largest interval's encoded runs, at most (the engine's encoding buffer).
+  uint64_t IndexBytes() const;
+
+  // The scatter index: interval p's window runs in compact form, written once (in the first
+  // iteration) and read instead of the shards' SourceRuns from then on. `bytes` is aligned;
+  // offsets[q] is where window (q, p) starts, offsets[P] the total.
+  bool HasIndex(uint32_t p) const { return has_index_[p] != 0; }
+  void WriteIndex(uint32_t p, const AlignedBuffer& bytes, const std::vector<uint64_t>& offsets);
   void Allocate(IntervalData& data) const;
   void Allocate(ScatterBuffer& scatter) const;
 
@@ -106,6 +121,10 @@ class IntervalIo {
   std::vector<IoFile> adjacency_;
   std::vector<IoFile> weights_;
   IoFile degrees_;
+  std::string work_dir_;
+  std::vector<IoFile> index_;
+  std::vector<uint8_t> has_index_;
+  std::vector<uint64_t> index_offsets_;  // P × (P + 1)
   std::vector<IoRequest> requests_;
 };
 

@@ -28,7 +28,7 @@ MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vert
   MemoryPlan plan;
   plan.budget = budget;
   plan.interval_buffers = 2 * io.IntervalDataBytes();
-  plan.scatter_buffers = 2 * io.ScatterBytes();
+  plan.scatter_buffers = 2 * io.ScatterBytes() + io.IndexBytes();  // + the encoding buffer
   uint64_t largest = 0;
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     largest = std::max<uint64_t>(largest, set.interval_end(p) - set.interval_begin(p));

@@ -1,7 +1,8 @@
 // MemoryPlan: what a run allocates, checked against --memory before anything is read.
 //
 //   2 × interval buffers   (memory shard targets, messages and weights; window runs; degrees)
-//   2 × scatter buffers    (the out-edge messages of an interval, being written back)
+//   2 × scatter buffers    (the out-edge messages of an interval, being written back), and
+//                          the buffer that encodes an interval's runs for the scatter index
 //   per-vertex arrays      (accumulator, flags, and the interval's vertex values)
 //   index tables           (window index, edge value file offsets)
 //   kEngineOverhead        (code, I/O ring, thread stacks, allocator slack)
