@@ -8,7 +8,7 @@
 namespace needle {
 
 EdgeValueFiles::EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::string& dir,
-                               size_t width)
+                               size_t width, bool padded)
     : width_(width), num_intervals_(set.num_intervals()) {
   const uint32_t p_count = num_intervals_;
   offsets_.resize(static_cast<size_t>(p_count) * (p_count + 1));
@@ -19,12 +19,12 @@ EdgeValueFiles::EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::st
       offsets_[static_cast<size_t>(p) * (p_count + 1) + q] = at;
       if (q < p_count) {
         const uint64_t edges = set.Window(p, q + 1).first_edge - set.Window(p, q).first_edge;
-        at += AlignUp(edges * width);
+        at += padded ? AlignUp(edges * width) : edges * width;
       }
     }
     files_.push_back(io.Open(dir + "/" + ShardFileName(p, ".val").replace(0, 5, "edges"),
                              FileKind::kValues, /*writable=*/true, /*create=*/true));
-    if (ftruncate(files_.back().fd(), static_cast<off_t>(at)) != 0) {
+    if (ftruncate(files_.back().fd(), static_cast<off_t>(AlignUp(at))) != 0) {
       ThrowSystemError(files_.back().path(), "cannot size the edge value file");
     }
   }

@@ -1,9 +1,10 @@
 // EdgeValueFiles: a run's working edge values — the messages on the edges — one file per shard
 // in the run's WorkDir, `width` bytes per edge in the shard's edge order.
 //
-// Each window (the edges of shard p whose source lies in interval q) starts on a 4 KiB boundary
-// and is padded to one, so a window can be rewritten with O_DIRECT without touching its
-// neighbours, and a write of one window never races with a read of another. The files are
+// With O_DIRECT, each window (the edges of shard p whose source lies in interval q) starts on
+// a 4 KiB boundary and is padded to one, so a window can be rewritten without touching its
+// neighbours. Through the page cache the windows are packed: transfers are exact byte ranges,
+// and the kernel keeps a write of one window apart from a read of the next. The files are
 // created sparse (reading as zero bytes); the engine never reads a window it has not written.
 #pragma once
 
@@ -19,8 +20,10 @@ namespace needle {
 
 class EdgeValueFiles {
  public:
-  // Creates DIR/edges-PPPP.val for every shard of `set`. Throws Error.
-  EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::string& dir, size_t width);
+  // Creates DIR/edges-PPPP.val for every shard of `set`; `padded`: windows on 4 KiB boundaries
+  // (for O_DIRECT). Throws Error.
+  EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::string& dir, size_t width,
+                 bool padded);
 
   size_t width() const { return width_; }
   // Byte offset of window (shard, interval) in the shard's file; interval = P gives its size.

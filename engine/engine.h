@@ -60,7 +60,8 @@ class Engine {
     io_ = IoBackend::Create(options_.io, &note);
     if (!note.empty() && options_.log) options_.log(note);
     work_ = std::make_unique<WorkDir>(set.dir());
-    edges_ = std::make_unique<EdgeValueFiles>(*io_, set, work_->path(), sizeof(EdgeValue));
+    edges_ = std::make_unique<EdgeValueFiles>(*io_, set, work_->path(), sizeof(EdgeValue),
+                                              /*padded=*/options_.io.direct);
     shard_io_ =
         std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights, work_->path());
     plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator),
