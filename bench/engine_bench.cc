@@ -36,7 +36,7 @@ struct Options {
   int repeats = 3;
   bool warm = true;
   bool cold = true;
-  unsigned queue_depth = 64;
+  unsigned queue_depth = 256;
 };
 
 bool Parse(int argc, char** argv, Options& o) {
@@ -51,7 +51,7 @@ bool Parse(int argc, char** argv, Options& o) {
   add("repeats", po::value(&o.repeats)->default_value(3), "runs per configuration");
   add("warm", po::value(&o.warm)->default_value(true), "run warm (page cache)");
   add("cold", po::value(&o.cold)->default_value(true), "also run cold (evicted, O_DIRECT)");
-  add("queue-depth", po::value(&o.queue_depth)->default_value(64), "io_uring queue depth");
+  add("queue-depth", po::value(&o.queue_depth)->default_value(256), "io_uring queue depth");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, d), vm);
   if (vm.count("help")) {

@@ -64,7 +64,8 @@ std::string_view FileKindName(FileKind kind);  // "adjacency", "values", ...
 struct IoOptions {
   IoKind kind = IoKind::kAuto;
   bool direct = false;           // O_DIRECT where the file system allows it (cold-cache runs)
-  unsigned queue_depth = 64;     // io_uring: most requests in the kernel at once (1..32768)
+  unsigned queue_depth = 256;    // io_uring: most requests in the kernel at once (1..32768);
+                                 // a PSW turn issues one small write per shard
   bool register_buffers = true;  // io_uring fixed buffers when RLIMIT_MEMLOCK allows
   // Fault injection for tests (also settable by NEEDLE_IO_INJECT=setup-fail,short-io):
   bool inject_setup_failure = false;  // io_uring setup fails as if refused (EPERM)
