@@ -42,11 +42,9 @@ std::string Close(std::string out) {
   return out;
 }
 
-}  // namespace
-
-std::string ToJson(const IterationStats& s) {
-  std::string out = "{\"type\":\"iteration\",";
-  AppendNumber(out, "iteration", uint64_t{s.iteration});
+// The fields an iteration and a whole run share (same member names in both structs).
+template <class Stats>
+void AppendTimesAndTraffic(std::string& out, const Stats& s) {
   AppendNumber(out, "seconds", s.seconds);
   AppendNumber(out, "io_wait_seconds", s.io_wait_seconds);
   AppendNumber(out, "compute_seconds", s.compute_seconds);
@@ -55,6 +53,14 @@ std::string ToJson(const IterationStats& s) {
   AppendKinds(out, "bytes_written", s.io.written);
   AppendNumber(out, "edges_loaded", s.edges_loaded);
   AppendNumber(out, "edges_changed", s.edges_changed);
+}
+
+}  // namespace
+
+std::string ToJson(const IterationStats& s) {
+  std::string out = "{\"type\":\"iteration\",";
+  AppendNumber(out, "iteration", uint64_t{s.iteration});
+  AppendTimesAndTraffic(out, s);
   AppendNumber(out, "active_vertices", s.active_vertices);
   AppendNumber(out, "changed_vertices", s.changed_vertices);
   AppendNumber(out, "intervals_computed", uint64_t{s.intervals_computed});
@@ -67,14 +73,7 @@ std::string ToJson(const RunSummary& s) {
                     s.io_backend + "\",\"direct\":" + (s.direct ? "true" : "false") +
                     ",\"converged\":" + (s.converged ? "true" : "false") + ',';
   AppendNumber(out, "iterations", uint64_t{s.iterations});
-  AppendNumber(out, "seconds", s.seconds);
-  AppendNumber(out, "io_wait_seconds", s.io_wait_seconds);
-  AppendNumber(out, "compute_seconds", s.compute_seconds);
-  AppendNumber(out, "write_back_seconds", s.write_back_seconds);
-  AppendKinds(out, "bytes_read", s.io.read);
-  AppendKinds(out, "bytes_written", s.io.written);
-  AppendNumber(out, "edges_loaded", s.edges_loaded);
-  AppendNumber(out, "edges_changed", s.edges_changed);
+  AppendTimesAndTraffic(out, s);
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);
   AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});

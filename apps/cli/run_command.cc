@@ -13,8 +13,8 @@
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
-#include "apps/cli/progress_bar.h"
 #include "apps/cli/run_output.h"
+#include "apps/cli/sharding.h"
 #include "apps/programs/connected_components.h"
 #include "apps/programs/pagerank.h"
 #include "apps/programs/shortest_paths.h"
@@ -59,25 +59,12 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   }
   ShardOptions shard;
   shard.memory_bytes = memory;
-  shard.read = ToReadOptions(c.input_options);
-  shard.format_name = c.input_options.format;
-  shard.weights_name = c.input_options.weights;
-  shard.threads = c.input_options.threads;
+  ApplyInputOptions(c.input_options, shard);
   shard.symmetrize = symmetrize;
   shard.costs = costs;
   shard.out_dir = out_dir;
   shard.io = io;
-  ProgressBar bar({"reading, counting", "bucketing", "sorting, writing"}, "edges");
-  shard.log = [&](const std::string& line) {
-    bar.Finish();
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
-  };
-  shard.progress = [&](int phase, uint64_t done, uint64_t total) {
-    bar.Update(phase, done, total);
-  };
-  const ShardReport report = ShardGraph(c.input, shard);
-  bar.Finish();
+  const ShardReport report = ShardWithProgress(c.input, shard);
   if (!report.reused) {
     std::printf("sharded %s -> %s (%u intervals) in %.2f s\n", c.input.c_str(), report.dir.c_str(),
                 report.manifest.num_intervals(), report.seconds);

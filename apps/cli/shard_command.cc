@@ -5,7 +5,7 @@
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
-#include "apps/cli/progress_bar.h"
+#include "apps/cli/sharding.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
 
@@ -39,27 +39,14 @@ int RunShard(const std::vector<std::string>& args) {
                         options, positional)) {
     return 0;
   }
-  shard.read = ToReadOptions(input_options);
+  ApplyInputOptions(input_options, shard);
   shard.memory_bytes = ParseMemorySize(memory);
   try {
     shard.io.kind = ParseIoKind(io);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--io: ") + e.what());
   }
-  shard.format_name = input_options.format;
-  shard.weights_name = input_options.weights;
-  shard.threads = input_options.threads;
-  ProgressBar bar({"reading, counting", "bucketing", "sorting, writing"}, "edges");
-  shard.log = [&](const std::string& line) {
-    bar.Finish();
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
-  };
-  shard.progress = [&](int phase, uint64_t done, uint64_t total) {
-    bar.Update(phase, done, total);
-  };
-  ShardReport report = ShardGraph(input, shard);
-  bar.Finish();
+  ShardReport report = ShardWithProgress(input, shard);
   const Manifest& m = report.manifest;
   if (report.reused) return 0;
   std::printf(

@@ -20,6 +20,8 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -28,6 +30,7 @@
 
 #include "loaders/csr.h"
 #include "loaders/edge_list.h"
+#include "loaders/load_graph.h"
 #include "tests/test_util.h"
 
 namespace needle::testing {
@@ -104,6 +107,16 @@ inline OracleGraph OracleFromEdgeListFile(const EdgeList& list) {
     g.num_vertices = std::max<uint64_t>(g.num_vertices, uint64_t{std::max(e.source, e.target)} + 1);
   });
   return g;
+}
+
+// The oracle of a dataset file, loaded with LoadGraph once per process (tests share it).
+inline const OracleGraph& DatasetOracle(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<OracleGraph>> cache;
+  std::lock_guard lock(mutex);
+  std::shared_ptr<OracleGraph>& oracle = cache[path];
+  if (!oracle) oracle = std::make_shared<OracleGraph>(OracleFromCsr(LoadGraph(path, {})));
+  return *oracle;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -89,13 +89,8 @@ Input Rmat(const std::string& dir, int scale, bool weighted, bool gzip = false) 
 
 // A real dataset, read in place; its oracle comes from LoadGraph (cached across tests).
 Input Dataset(const std::string& relative) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<OracleGraph>> cache;
   const std::string path = testing::DatasetPath(relative);
-  std::lock_guard lock(mutex);
-  std::shared_ptr<OracleGraph>& oracle = cache[path];
-  if (!oracle) oracle = std::make_shared<OracleGraph>(testing::OracleFromCsr(LoadGraph(path, {})));
-  return Input{path, *oracle};
+  return Input{path, testing::DatasetOracle(path)};
 }
 
 struct GraphCase {

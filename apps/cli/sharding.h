@@ -1,0 +1,18 @@
+// What `needle shard` and `needle run` share when they shard a graph: the input options, and
+// the progress bar and log lines around ShardGraph.
+#pragma once
+
+#include <string>
+
+#include "apps/cli/cli_common.h"
+#include "shards/sharder.h"
+
+namespace needle::cli {
+
+// Copies the graph-reading options (format, weights, threads) into `shard`.
+void ApplyInputOptions(const GraphInputOptions& input, ShardOptions& shard);
+
+// ShardGraph with a progress bar on a terminal and its messages on stdout.
+ShardReport ShardWithProgress(const std::string& input, ShardOptions shard);
+
+}  // namespace needle::cli
