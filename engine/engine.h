@@ -88,6 +88,25 @@ class Engine {
     threads_ = options_.threads > 0 ? options_.threads : omp_get_max_threads();
   }
 
+  // Waits for any reads and writes still in flight (a run that threw), before the buffers
+  // they target are freed.
+  ~Engine() {
+    for (auto& d : data_) {
+      try {
+        shard_io_->FinishLoad(d);
+      } catch (...) {  // the run's error has been reported already
+      }
+    }
+    for (auto& s : scatter_) {
+      try {
+        shard_io_->FinishWriteBack(s);
+      } catch (...) {
+      }
+    }
+  }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
   const MemoryPlan& memory_plan() const { return plan_; }
   const IoBackend& backend() const { return *io_; }
 
