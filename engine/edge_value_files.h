@@ -5,7 +5,8 @@
 // a 4 KiB boundary and is padded to one, so a window can be rewritten without touching its
 // neighbours. Through the page cache the windows are packed: transfers are exact byte ranges,
 // and the kernel keeps a write of one window apart from a read of the next. The files are
-// created sparse (reading as zero bytes); the engine never reads a window it has not written.
+// created sparse (reading as zero bytes); a window never written carries no messages by its flag,
+// so whatever a read of it returns is either ignored or patched (engine.h).
 #pragma once
 
 #include <cstddef>

@@ -65,11 +65,10 @@ class Engine {
     shard_io_ =
         std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights, work_->path());
     plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator),
-                       sizeof(VertexValue), options_.memory_bytes);
+                       sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory);
     if (options_.log) options_.log(plan_.Describe());
     for (auto& d : data_) shard_io_->Allocate(d);
     for (auto& s : scatter_) shard_io_->Allocate(s);
-    encoded_ = AlignedBuffer(shard_io_->IndexBytes());
     encoded_offsets_.assign(set.num_intervals() + 1, 0);
     size_t largest = 0;
     for (uint32_t p = 0; p < set.num_intervals(); ++p) {
@@ -144,7 +143,7 @@ class Engine {
   ScatterBuffer& BeginTurn(uint32_t p, bool prefetch);
   void Compute(uint32_t p, uint32_t iteration);
   void Clear(uint32_t p);
-  void Scatter(uint32_t p, ScatterBuffer& out, const IntervalData* data);
+  void Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data);
 
   const ShardSet& set_;
   Program program_;
@@ -168,10 +167,9 @@ class Engine {
   std::vector<VertexValue> interval_values_;
   std::optional<VertexStore> store_;
 
-  AlignedBuffer encoded_;  // an interval's runs, encoded for its scatter index (first turn)
-  std::vector<uint64_t> encoded_offsets_;
-  std::vector<uint8_t> pending_;  // per interval: some in-edge carries a message
-  std::vector<uint8_t> dirty_;    // per interval: its out-edges carry messages
+  std::vector<uint64_t> encoded_offsets_;  // an interval's scatter index, window by window
+  std::vector<uint8_t> pending_;           // per interval: some in-edge carries a message
+  std::vector<uint8_t> dirty_;             // per interval: its out-edges carry messages
   // Per window, shard-major: window (q, p) of shard q carries messages. Only such windows are
   // read for gather; a window is rewritten only when it carries messages now or did before.
   std::vector<uint8_t> window_dirty_;
@@ -289,6 +287,7 @@ ScatterBuffer& Engine<Program>::BeginTurn(uint32_t p, bool prefetch) {
     if (d.interval == kNoInterval || d.interval == p || out.interval == kNoInterval) continue;
     shard_io_->FinishLoad(d);
     const uint64_t bytes = edges_->WindowBytes(d.interval, out.interval);
+    if (bytes == 0) continue;
     std::memcpy(d.values.data() + edges_->WindowOffset(d.interval, out.interval),
                 out.bytes.data() + out.offsets[d.interval], bytes);
   }
@@ -399,7 +398,7 @@ void Engine<Program>::Clear(uint32_t p) {
 
 // Fills window (q, p) of every shard q with the messages of its sources.
 template <GasProgram Program>
-void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, const IntervalData* data) {
+void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data) {
   const VertexId begin = set_.interval_begin(p);
   const EdgeValue identity = program_.identity();
   uint64_t edges_changed = 0;
@@ -419,29 +418,34 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, const IntervalData
   }
   // The first turn of p reads the shards' runs and writes p's scatter index; later turns
   // read the index (run_codec.h: about 2 bytes a run instead of 8).
+  // The index is encoded in place, over the runs it replaces (windows only move down), unless
+  // some run would not fit its own 8 bytes — then p keeps reading the shards' runs.
   const uint32_t n = num_intervals();
-  if (!data->compact) {
+  auto runs_of = [&](uint32_t q) {
+    return set_.Window(q, p + 1).first_run - set_.Window(q, p).first_run;
+  };
+  bool encode = !data->compact;
+  for (uint32_t q = 0; encode && q < n; ++q)
+    encode = EncodesInPlace(data->Runs(q), runs_of(q), begin);
+  if (encode) {
+    auto* bytes = reinterpret_cast<uint8_t*>(data->runs.data());
     uint64_t at = 0;
     for (uint32_t q = 0; q < n; ++q) {
       encoded_offsets_[q] = at;
-      const uint64_t runs = set_.Window(q, p + 1).first_run - set_.Window(q, p).first_run;
-      at +=
-          EncodeRuns(data->Runs(q), runs, begin, reinterpret_cast<uint8_t*>(encoded_.data()) + at);
+      at += EncodeRuns(data->Runs(q), runs_of(q), begin, bytes + at);
+      data->runs_at[q] = encoded_offsets_[q];
     }
     encoded_offsets_[n] = at;
-    shard_io_->WriteIndex(p, encoded_, encoded_offsets_);
+    data->compact = true;
+    shard_io_->WriteIndex(p, data->runs, encoded_offsets_);
   }
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) \
     reduction(+ : edges_changed) reduction(|| : any)
   for (uint32_t q = 0; q < n; ++q) {
     auto* window = reinterpret_cast<EdgeValue*>(out.bytes.data() + out.offsets[q]);
-    const uint8_t* runs =
-        data->compact ? data->RunBytes(q)
-                      : reinterpret_cast<const uint8_t*>(encoded_.data()) + encoded_offsets_[q];
-    const uint64_t num_runs = set_.Window(q, p + 1).first_run - set_.Window(q, p).first_run;
     bool hit = false;
     uint64_t at = 0;
-    DecodeRuns(runs, num_runs, begin, [&](uint32_t source, uint32_t count) {
+    auto fill = [&](uint32_t source, uint32_t count) {
       const EdgeValue& m = message_[source - begin];
       std::fill_n(window + at, count, m);
       at += count;
@@ -449,7 +453,13 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, const IntervalData
         hit = true;
         edges_changed += count;
       }
-    });
+    };
+    if (data->compact) {
+      DecodeRuns(data->RunBytes(q), runs_of(q), begin, fill);
+    } else {
+      const SourceRun* runs = data->Runs(q);
+      for (uint64_t r = 0; r < runs_of(q); ++r) fill(runs[r].source, runs[r].count);
+    }
     if (hit) {
       pending_[q] = 1;
       any = true;

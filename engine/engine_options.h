@@ -18,6 +18,8 @@ struct EngineOptions {
   uint32_t max_iterations = 100;              // stop after this many even if not converged
   int threads = 0;                            // 0: OpenMP default
   IoOptions io;                               // backend and O_DIRECT for the shard files
+  // false: vertex values always go through the run's vertex file, even when they would fit.
+  bool values_in_memory = true;
   // Called after every iteration and once at the end; either may be empty.
   std::function<void(const IterationStats&)> on_iteration;
   std::function<void(const RunSummary&)> on_finish;

@@ -26,38 +26,27 @@ IntervalIo::Cover IntervalIo::CoverOf(uint64_t begin, uint64_t end) {
   return Cover{first, end > begin ? AlignUp(end) - first : 0, static_cast<size_t>(begin - first)};
 }
 
-uint64_t IntervalIo::IntervalDataBytes() const {
+IntervalIo::BufferSizes IntervalIo::Sizes() const {
   const uint32_t n = set_->num_intervals();
-  uint64_t largest = 0;
+  BufferSizes sizes;
   for (uint32_t p = 0; p < n; ++p) {
-    const uint64_t in_edges = set_->header(p).num_edges;
-    uint64_t bytes = AlignUp(in_edges * 4) + values_->FileBytes(p);
-    if (use_weights_) bytes += AlignUp(in_edges * 4);
-    uint64_t covers = 0, count = 0;
+    sizes.targets = std::max(sizes.targets, AlignUp(set_->header(p).num_edges * 4));
+    sizes.values = std::max(sizes.values, AlignUp(values_->FileBytes(p)));
+    uint64_t covers = 0;  // the scatter index of p is never larger (run_codec.h)
     for (uint32_t q = 0; q < n; ++q) {
       const uint64_t runs = set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
       covers += AlignUp(runs * sizeof(SourceRun)) + kDirectAlignment;
-      count += runs;
     }
-    bytes += std::max(covers, AlignUp(MaxEncodedRunBytes(count)));
+    sizes.runs = std::max(sizes.runs, covers);
     const uint64_t vertices = set_->interval_end(p) - set_->interval_begin(p);
-    bytes += 2 * (AlignUp(vertices * 4) + kDirectAlignment);
-    largest = std::max(largest, bytes);
+    sizes.degrees = std::max(sizes.degrees, 2 * (AlignUp(vertices * 4) + kDirectAlignment));
   }
-  return largest;
+  return sizes;
 }
 
-uint64_t IntervalIo::IndexBytes() const {
-  const uint32_t n = set_->num_intervals();
-  uint64_t largest = 0;
-  for (uint32_t p = 0; p < n; ++p) {
-    uint64_t runs = 0;
-    for (uint32_t q = 0; q < n; ++q) {
-      runs += set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
-    }
-    largest = std::max(largest, AlignUp(MaxEncodedRunBytes(runs)));
-  }
-  return largest;
+uint64_t IntervalIo::IntervalDataBytes() const {
+  const BufferSizes s = Sizes();
+  return s.targets * (use_weights_ ? 2 : 1) + s.values + s.runs + s.degrees;
 }
 
 void IntervalIo::WriteIndex(uint32_t p, const AlignedBuffer& bytes,
@@ -86,30 +75,14 @@ uint64_t IntervalIo::ScatterBytes() const {
 
 void IntervalIo::Allocate(IntervalData& data) const {
   const uint32_t n = set_->num_intervals();
-  uint64_t targets = 0, values = 0, runs = 0, vertices = 0;
-  for (uint32_t p = 0; p < n; ++p) {
-    targets = std::max(targets, AlignUp(set_->header(p).num_edges * 4));
-    values = std::max(values, values_->FileBytes(p));
-    uint64_t r = 0;
-    for (uint32_t q = 0; q < n; ++q) {
-      const uint64_t count = set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
-      r += AlignUp(count * sizeof(SourceRun)) + kDirectAlignment;
-    }
-    runs = std::max(runs, r);
-    uint64_t count = 0;
-    for (uint32_t q = 0; q < n; ++q) {
-      count += set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
-    }
-    runs = std::max(runs, AlignUp(MaxEncodedRunBytes(count)));
-    vertices = std::max<uint64_t>(vertices, set_->interval_end(p) - set_->interval_begin(p));
-  }
-  data.targets = AlignedBuffer(targets);
-  data.values = AlignedBuffer(values);
-  if (use_weights_) data.weights = AlignedBuffer(targets);
-  data.runs = AlignedBuffer(runs);
+  const BufferSizes sizes = Sizes();  // exactly what IntervalDataBytes() counts
+  data.targets = AlignedBuffer(sizes.targets);
+  data.values = AlignedBuffer(sizes.values);
+  if (use_weights_) data.weights = AlignedBuffer(sizes.targets);
+  data.runs = AlignedBuffer(sizes.runs);
   data.runs_at.assign(n, 0);
   data.loaded.assign(n, 0);
-  data.degrees = AlignedBuffer(2 * (AlignUp(vertices * 4) + kDirectAlignment));
+  data.degrees = AlignedBuffer(sizes.degrees);
 }
 
 void IntervalIo::Allocate(ScatterBuffer& scatter) const {

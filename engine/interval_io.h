@@ -76,15 +76,13 @@ class IntervalIo {
   IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights,
              const std::string& work_dir);
 
-  // Bytes the buffers of one IntervalData / ScatterBuffer need for the largest interval.
+  // Bytes of one IntervalData (each buffer sized for the interval that needs it most: exactly
+  // what Allocate() allocates) / of one ScatterBuffer.
   uint64_t IntervalDataBytes() const;
   uint64_t ScatterBytes() const;
-  // Bytes of the largest interval's encoded runs, at most (the engine's encoding buffer).
-  uint64_t IndexBytes() const;
-
   // The scatter index: interval p's window runs in compact form, written once (in the first
-  // iteration) and read instead of the shards' SourceRuns from then on. `bytes` is aligned;
-  // offsets[q] is where window (q, p) starts, offsets[P] the total.
+  // iteration, encoded in place in data.runs) and read instead of the shards' SourceRuns from
+  // then on. `bytes` is aligned; offsets[q] is where window (q, p) starts, offsets[P] the total.
   bool HasIndex(uint32_t p) const { return has_index_[p] != 0; }
   void WriteIndex(uint32_t p, const AlignedBuffer& bytes, const std::vector<uint64_t>& offsets);
   void Allocate(IntervalData& data) const;
@@ -112,6 +110,11 @@ class IntervalIo {
     size_t skip;  // bytes from the cover's start to the range's start
   };
   static Cover CoverOf(uint64_t begin, uint64_t end);
+  // Each IntervalData buffer's size: the largest any interval needs of it.
+  struct BufferSizes {
+    uint64_t targets = 0, values = 0, runs = 0, degrees = 0;
+  };
+  BufferSizes Sizes() const;
   void AddDegreeRequests(uint32_t p, IntervalData& data);
 
   IoBackend* io_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/interval_io.h"
+#include "shards/io_backend.h"
 #include "shards/shard_set.h"
 
 namespace needle {
@@ -24,29 +25,33 @@ std::string MemoryPlan::Describe() const {
 }
 
 MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
-                      size_t vertex_width, uint64_t budget) {
+                      size_t vertex_width, uint64_t budget, bool allow_resident) {
   MemoryPlan plan;
   plan.budget = budget;
   plan.interval_buffers = 2 * io.IntervalDataBytes();
-  plan.scatter_buffers = 2 * io.ScatterBytes() + io.IndexBytes();  // + the encoding buffer
+  plan.scatter_buffers = 2 * io.ScatterBytes();
   uint64_t largest = 0;
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     largest = std::max<uint64_t>(largest, set.interval_end(p) - set.interval_begin(p));
   }
-  // accumulator + message, touched flag, vertex values of the interval
-  plan.vertex_arrays = largest * (per_vertex_width + 1 + vertex_width);
+  // accumulator + message, touched flag
+  plan.vertex_arrays = largest * (per_vertex_width + 1);
   const uint64_t p = set.num_intervals();
-  plan.tables = p * (p + 1) * (sizeof(uint64_t) * 3) + p * 4096;
+  // window index, edge value file offsets, scatter index offsets; window flags; per-shard state
+  plan.tables = p * (p + 1) * (sizeof(uint64_t) * 4) + p * p + p * 4096;
+  const uint64_t all_values = set.manifest().num_vertices * vertex_width;
+  if (allow_resident && plan.Total() + all_values <= budget) {
+    plan.resident = true;
+    plan.resident_values = all_values;
+  } else {
+    // the interval's values, and VertexStore's aligned staging copy of them
+    plan.vertex_arrays += largest * vertex_width + AlignUp(largest * vertex_width) + 8192;
+  }
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + Mib(budget) +
                                 " is too small for this shard set: its largest interval needs " +
                                 Mib(plan.Total()) + " (" + plan.Describe() +
                                 "); raise --memory or reshard with a smaller budget");
-  }
-  const uint64_t all_values = set.manifest().num_vertices * vertex_width;
-  if (plan.Total() + all_values <= budget) {
-    plan.resident = true;
-    plan.resident_values = all_values;
   }
   return plan;
 }

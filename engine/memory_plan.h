@@ -1,8 +1,7 @@
 // MemoryPlan: what a run allocates, checked against --memory before anything is read.
 //
 //   2 × interval buffers   (memory shard targets, messages and weights; window runs; degrees)
-//   2 × scatter buffers    (the out-edge messages of an interval, being written back), and
-//                          the buffer that encodes an interval's runs for the scatter index
+//   2 × scatter buffers    (the out-edge messages of an interval, being written back)
 //   per-vertex arrays      (accumulator, flags, and the interval's vertex values)
 //   index tables           (window index, edge value file offsets)
 //   kEngineOverhead        (code, I/O ring, thread stacks, allocator slack)
@@ -38,7 +37,8 @@ struct MemoryPlan {
 
 // Throws std::invalid_argument, with the figures, when the largest interval does not fit.
 // per_vertex_width: the accumulator and outgoing message of one vertex.
+// allow_resident: keep all vertex values in memory when they fit.
 MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
-                      size_t vertex_width, uint64_t budget);
+                      size_t vertex_width, uint64_t budget, bool allow_resident = true);
 
 }  // namespace needle

@@ -17,7 +17,21 @@ namespace needle {
 // The most bytes EncodeRuns writes for n runs.
 inline constexpr uint64_t MaxEncodedRunBytes(uint64_t n) { return n * 10; }
 
+// True when every run of runs[0, n) encodes in at most 8 bytes (source distance and count − 1
+// below 2^28), so that EncodeRuns can write over its own input.
+inline bool EncodesInPlace(const SourceRun* runs, uint64_t n, uint32_t base) {
+  constexpr uint32_t kLimit = uint32_t{1} << 28;
+  uint32_t previous = base;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (runs[i].source - previous >= kLimit || runs[i].count - 1 >= kLimit) return false;
+    previous = runs[i].source;
+  }
+  return true;
+}
+
 // Encodes runs[0, n) (sources ascending, all ≥ base) into out; returns the bytes written.
+// `out` may be `runs` itself (or any address at or below it) when EncodesInPlace() holds:
+// each run is read before its bytes are written, and never takes more than its 8 bytes.
 inline size_t EncodeRuns(const SourceRun* runs, uint64_t n, uint32_t base, uint8_t* out) {
   uint8_t* at = out;
   auto put = [&at](uint32_t v) {
@@ -29,9 +43,10 @@ inline size_t EncodeRuns(const SourceRun* runs, uint64_t n, uint32_t base, uint8
   };
   uint32_t previous = base;
   for (uint64_t i = 0; i < n; ++i) {
-    put(runs[i].source - previous);
-    put(runs[i].count - 1);
-    previous = runs[i].source;
+    const SourceRun run = runs[i];
+    put(run.source - previous);
+    put(run.count - 1);
+    previous = run.source;
   }
   return static_cast<size_t>(at - out);
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <span>
 #include <string>
@@ -26,6 +27,8 @@
 namespace needle::cli {
 namespace {
 
+constexpr size_t kMaxSources = 32;
+
 struct RunConfig {
   std::string app;
   std::string input;
@@ -40,6 +43,7 @@ struct RunConfig {
   uint32_t top = 0;
   std::string sources;
   uint32_t num_sources = 0;
+  bool sources_given = false;
   GraphInputOptions input_options;
 };
 
@@ -79,22 +83,23 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   EngineOptions o = options;
   o.on_iteration = [&](const IterationStats& s) { reporter.Iteration(s); };
   Engine<Program> engine(set, std::move(program), o);
+  std::optional<AtomicOutput> out;  // created first: a bad --out fails before the run
+  if (!c.out.empty()) out.emplace(c.out);
   RunSummary summary = engine.Run();
   summary.program = c.app;
   reporter.Finish(summary);
   std::printf("%s: %s\n", c.app.c_str(), DescribeRun(summary).c_str());
-  if (!c.out.empty()) {
-    AtomicOutput out(c.out);
+  if (out) {
     std::string line;
     engine.ForEachInterval([&](VertexId first, std::span<const typename Program::VertexValue> v) {
       for (size_t i = 0; i < v.size(); ++i) {
         line = std::to_string(first + i);
         format(v[i], line);
         line += '\n';
-        std::fwrite(line.data(), 1, line.size(), out.file());
+        std::fwrite(line.data(), 1, line.size(), out->file());
       }
     });
-    out.Commit();
+    out->Commit();
     std::printf("wrote %s\n", c.out.c_str());
   }
   if (c.top > 0) top(engine);
@@ -162,24 +167,44 @@ int RunComponents(const RunConfig& c, const ShardSet& set, const EngineOptions& 
       });
 }
 
+// --sources "0,5,9": ids, digits only, no repeats (checked before anything is sharded).
+std::vector<uint64_t> ParseSources(const std::string& text) {
+  std::vector<uint64_t> ids;
+  size_t at = 0;
+  while (true) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const bool digits =
+        !item.empty() && item.size() <= 10 &&
+        std::all_of(item.begin(), item.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (!digits) throw UsageError("--sources: '" + item + "' is not a vertex id");
+    const uint64_t id = std::stoull(item);
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) {
+      throw UsageError("--sources: " + item + " is given twice");
+    }
+    ids.push_back(id);
+    if (comma == text.size()) break;
+    at = comma + 1;
+  }
+  if (ids.size() > kMaxSources) {
+    throw UsageError("mssp takes at most " + std::to_string(kMaxSources) + " sources");
+  }
+  return ids;
+}
+
 std::vector<VertexId> PickSources(const RunConfig& c, uint64_t num_vertices) {
   std::vector<VertexId> sources;
-  if (!c.sources.empty()) {
-    size_t at = 0;
-    while (at <= c.sources.size()) {
-      const size_t comma = std::min(c.sources.find(',', at), c.sources.size());
-      const std::string item = c.sources.substr(at, comma - at);
-      char* end = nullptr;
-      const unsigned long long id = std::strtoull(item.c_str(), &end, 10);
-      if (item.empty() || *end != '\0' || id >= num_vertices) {
-        throw UsageError("--sources: '" + item + "' is not a vertex id below " +
+  if (c.sources_given) {
+    for (uint64_t id : ParseSources(c.sources)) {
+      if (id >= num_vertices) {
+        throw UsageError("--sources: " + std::to_string(id) + " is not a vertex id below " +
                          std::to_string(num_vertices));
       }
       sources.push_back(static_cast<VertexId>(id));
-      at = comma + 1;
     }
   } else {
     const uint64_t k = c.num_sources == 0 ? 1 : c.num_sources;
+    if (num_vertices == 0) throw UsageError("mssp needs a source, and the graph has no vertices");
     if (k > num_vertices) throw UsageError("--num-sources is larger than the vertex count");
     for (uint64_t i = 0; i < k; ++i) sources.push_back(static_cast<VertexId>(i * num_vertices / k));
   }
@@ -222,8 +247,6 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
         }
       });
 }
-
-constexpr size_t kMaxSources = 32;
 
 int RunShortestPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options) {
   CheckNonNegativeWeights(
@@ -305,13 +328,17 @@ int RunRun(const std::vector<std::string>& args) {
   if (c.app != "pagerank" && c.app != "cc" && c.app != "mssp") {
     throw UsageError("unknown app '" + c.app + "' (pagerank, cc, mssp)");
   }
-  if (!c.sources.empty() && c.num_sources != 0) {
+  c.sources_given = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "--sources" || a.rfind("--sources=", 0) == 0;
+  });
+  if (c.sources_given && c.num_sources != 0) {
     throw UsageError("give --sources or --num-sources, not both");
   }
-  if (c.num_sources > kMaxSources ||
-      std::count(c.sources.begin(), c.sources.end(), ',') >= static_cast<long>(kMaxSources)) {
+  if (c.num_sources > kMaxSources) {
     throw UsageError("mssp takes at most " + std::to_string(kMaxSources) + " sources");
   }
+  const size_t num_sources =
+      c.sources_given ? ParseSources(c.sources).size() : std::max<size_t>(c.num_sources, 1);
   if (!(c.tolerance >= 0)) throw UsageError("--tolerance must be a non-negative number");
   EngineOptions engine;
   engine.memory_bytes = ParseMemorySize(c.memory);
@@ -333,10 +360,7 @@ int RunRun(const std::vector<std::string>& args) {
   IntervalCosts costs;
   std::string out_dir;
   if (c.app == "mssp") {
-    const size_t k = c.num_sources != 0  ? c.num_sources
-                     : c.sources.empty() ? 1
-                                         : std::count(c.sources.begin(), c.sources.end(), ',') + 1;
-    const size_t slots = std::bit_ceil(std::max<size_t>(k, 1));
+    const size_t slots = std::bit_ceil(num_sources);
     costs = CostsFor(4 * slots, 4 * slots, 4 * slots, /*weights=*/true);
     if (!costs.is_default()) out_dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
   }

@@ -40,7 +40,8 @@ AtomicOutput::~AtomicOutput() {
 }
 
 void AtomicOutput::Commit() {
-  const bool ok = std::fflush(file_) == 0 && fsync(fileno(file_)) == 0;
+  // ferror: a write that failed earlier (ENOSPC) may leave nothing for fflush to report.
+  const bool ok = !std::ferror(file_) && std::fflush(file_) == 0 && fsync(fileno(file_)) == 0;
   const int saved = errno;
   std::fclose(file_);
   file_ = nullptr;
@@ -88,7 +89,9 @@ void RunReporter::Iteration(const IterationStats& s) {
 void RunReporter::Finish(const RunSummary& s) {
   if (stats_ == nullptr) return;
   std::fprintf(stats_, "%s\n", ToJson(s).c_str());
-  if (std::fflush(stats_) != 0) ThrowSystemError(stats_path_, "cannot write");
+  if (std::ferror(stats_) || std::fflush(stats_) != 0) {
+    ThrowSystemError(stats_path_, "cannot write");
+  }
 }
 
 std::string DescribeRun(const RunSummary& s) {

@@ -67,6 +67,7 @@ struct EngineRun {
   uint64_t memory = 256 * kMiB;
   uint32_t max_iterations = 10000;
   bool direct = false;
+  bool values_in_memory = true;
 };
 
 template <class Program>
@@ -78,6 +79,7 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.max_iterations = run.max_iterations;
   options.io.kind = run.io;
   options.io.direct = run.direct;
+  options.values_in_memory = run.values_in_memory;
   if (stats != nullptr)
     options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };
   Engine<Program> engine(set, std::move(program), options);

@@ -91,12 +91,14 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     EngineRun run;
     run.io = io == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
     run.direct = direct_;
+    run.values_in_memory = !values_on_disk_;
     RunSummary summary;
     std::vector<IterationStats> stats;
     TokenProgram program;
     program.period = period;
     const auto values = RunProgram(set, program, run, &summary, &stats);
     EXPECT_TRUE(summary.converged);
+    EXPECT_EQ(summary.vertex_values_resident, !values_on_disk_);
     EXPECT_LE(summary.iterations, TokenProgram::kLast + 1);
 
     const Csr g = LoadCsr(input);
@@ -131,6 +133,7 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
   }
   uint32_t cleared_total_ = 0;
   bool direct_ = false;
+  bool values_on_disk_ = false;
 };
 
 TEST_P(ExactlyOnceTest, TinyGraphs) {
@@ -167,6 +170,18 @@ TEST_P(ExactlyOnceTest, RmatDirect) {
   const std::string path = dir().string() + "/rmat.txt";
   WriteEdgeListText(GenerateRmat(options), path);
   Check(path, "rmat-direct");
+}
+
+TEST_P(ExactlyOnceTest, RmatValuesOnDisk) {
+  // Vertex values read and written interval by interval through the run's vertex file, as
+  // when the budget cannot hold them all.
+  values_on_disk_ = true;
+  RmatOptions options;
+  options.scale = 10;
+  options.edge_factor = 6;
+  const std::string path = dir().string() + "/rmat.txt";
+  WriteEdgeListText(GenerateRmat(options), path);
+  Check(path, "rmat-on-disk");
 }
 
 TEST_P(ExactlyOnceTest, Rmat) {

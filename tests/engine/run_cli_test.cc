@@ -146,9 +146,25 @@ TEST_F(RunCliTest, ErrorsExitNonZeroAndLeaveNoOutput) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unknown app 'bfs'"), std::string::npos) << r.err;
 
+  for (const char* bad : {"0,", "1,,2", "+3", " 3", "x"}) {
+    r = Needle("run mssp " + ShellQuote(input) + " --sources " + ShellQuote(bad));
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("is not a vertex id"), std::string::npos) << bad << ": " << r.err;
+  }
+  r = Needle("run mssp " + ShellQuote(input) + " --sources 5,5");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("5 is given twice"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(input + ".mssp-2.shards")) << "sharded before the check";
+  // Ids beyond the graph are known only once it is read.
   r = Needle("run mssp " + ShellQuote(input) + " --sources 0,99");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("'99' is not a vertex id"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("99 is not a vertex id below 8"), std::string::npos) << r.err;
+
+  // An --out that cannot be created fails before the run, naming it.
+  r = Needle("run pagerank " + ShellQuote(input) + " --out " + ShellQuote(Path("no/such/dir/x")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("no/such/dir/x"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("iterations"), std::string::npos) << "ran before failing:\n" << r.out;
 
   const std::string negative = Graph("neg.txt", "0 1 2.5\n1 2 -1\n");
   r = Needle("run mssp " + ShellQuote(negative) + " --out " + ShellQuote(Path("n.txt")));
