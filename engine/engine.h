@@ -92,7 +92,7 @@ class Engine {
   ~Engine() {
     for (auto& d : data_) {
       try {
-        shard_io_->FinishLoad(d);
+        shard_io_->Drain(d);
       } catch (...) {  // the run's error has been reported already
       }
     }
@@ -437,7 +437,7 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data
     }
     encoded_offsets_[n] = at;
     data->compact = true;
-    shard_io_->WriteIndex(p, data->runs, encoded_offsets_);
+    shard_io_->WriteIndex(p, *data, encoded_offsets_);
   }
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) \
     reduction(+ : edges_changed) reduction(|| : any)
@@ -546,7 +546,7 @@ RunSummary Engine<Program>::Run() {
     summary.converged = true;
   }
   for (auto& d : data_) {
-    shard_io_->FinishLoad(d);
+    shard_io_->Drain(d);
     d.interval = kNoInterval;
   }
   for (auto& s : scatter_) shard_io_->FinishWriteBack(s);

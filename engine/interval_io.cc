@@ -13,6 +13,7 @@ IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles&
   const uint32_t n = set.num_intervals();
   index_.resize(n);
   has_index_.assign(n, 0);
+  index_tickets_.assign(n, 0);
   index_offsets_.assign(static_cast<size_t>(n) * (n + 1), 0);
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     adjacency_.push_back(io.Open(set.AdjacencyPath(p), FileKind::kAdjacency, false));
@@ -49,17 +50,24 @@ uint64_t IntervalIo::IntervalDataBytes() const {
   return s.targets * (use_weights_ ? 2 : 1) + s.values + s.runs + s.degrees;
 }
 
-void IntervalIo::WriteIndex(uint32_t p, const AlignedBuffer& bytes,
-                            const std::vector<uint64_t>& offsets) {
+void IntervalIo::WriteIndex(uint32_t p, IntervalData& data, const std::vector<uint64_t>& offsets) {
   const uint32_t n = set_->num_intervals();
   index_[p] = io_->Open(work_dir_ + "/" + ShardFileName(p, ".idx").replace(0, 5, "scatter"),
                         FileKind::kAdjacency, /*writable=*/true, /*create=*/true);
   std::copy(offsets.begin(), offsets.begin() + n + 1,
             index_offsets_.begin() + static_cast<ptrdiff_t>(p) * (n + 1));
-  const IoRequest write{&index_[p], 0, const_cast<std::byte*>(bytes.data()), AlignUp(offsets[n]),
-                        /*write=*/true};
-  io_->Run({&write, 1});
+  const IoRequest write{&index_[p], 0, data.runs.data(), AlignUp(offsets[n]), /*write=*/true};
+  data.index_ticket = index_tickets_[p] = io_->Submit({&write, 1});
+  data.index_in_flight = true;
   has_index_[p] = 1;
+}
+
+void IntervalIo::Drain(IntervalData& data) {
+  FinishLoad(data);
+  if (data.index_in_flight) {
+    data.index_in_flight = false;
+    io_->Wait(data.index_ticket);
+  }
 }
 
 uint64_t IntervalIo::ScatterBytes() const {
@@ -94,6 +102,8 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
                            bool windows_only) {
   const uint32_t n = set_->num_intervals();
   const ShardFileHeader& header = set_->header(p);
+  if (!windows_only) Drain(data);                 // its buffers are about to be overwritten
+  if (HasIndex(p)) io_->Wait(index_tickets_[p]);  // at once when already waited for
   requests_.clear();
   data.interval = p;
   for (uint32_t r = 0; r < n; ++r) {

@@ -39,6 +39,8 @@ struct IntervalData {
   AlignedBuffer runs;     // for each shard q, window (q, p)'s runs: the aligned cover of its
                           // SourceRuns, or (compact) its part of the scatter index (run_codec.h)
   bool compact = false;
+  bool index_in_flight = false;  // this buffer's runs are being written as p's scatter index
+  IoBackend::Ticket index_ticket = 0;
   std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`
   std::vector<uint8_t> loaded;  // per r: window (p, r)'s targets, messages, weights were read
   AlignedBuffer degrees;        // aligned covers of the out- and in-degrees of p
@@ -84,7 +86,11 @@ class IntervalIo {
   // iteration, encoded in place in data.runs) and read instead of the shards' SourceRuns from
   // then on. `bytes` is aligned; offsets[q] is where window (q, p) starts, offsets[P] the total.
   bool HasIndex(uint32_t p) const { return has_index_[p] != 0; }
-  void WriteIndex(uint32_t p, const AlignedBuffer& bytes, const std::vector<uint64_t>& offsets);
+  // Starts writing data.runs as p's index (waited for before data is loaded again, before
+  // the index is read, and by Drain()).
+  void WriteIndex(uint32_t p, IntervalData& data, const std::vector<uint64_t>& offsets);
+  // Waits for everything in flight on `data`: its reads and its index write.
+  void Drain(IntervalData& data);
   void Allocate(IntervalData& data) const;
   void Allocate(ScatterBuffer& scatter) const;
 
@@ -127,7 +133,8 @@ class IntervalIo {
   std::string work_dir_;
   std::vector<IoFile> index_;
   std::vector<uint8_t> has_index_;
-  std::vector<uint64_t> index_offsets_;  // P × (P + 1)
+  std::vector<uint64_t> index_offsets_;           // P × (P + 1)
+  std::vector<IoBackend::Ticket> index_tickets_;  // the write of p's index (waited or not)
   std::vector<IoRequest> requests_;
 };
 
