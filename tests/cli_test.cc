@@ -23,11 +23,7 @@ namespace {
 
 using testing::ShellQuote;
 
-struct Result {
-  int status;  // exit status, -1 if the process did not exit normally
-  std::string out;
-  std::string err;
-};
+using Result = testing::CommandResult;
 
 size_t LineCount(const std::string& s) {
   size_t n = 0;
@@ -39,17 +35,7 @@ class CliTest : public testing::WithTempDir<> {
  protected:
   // Runs `needle ARGS` (ARGS already shell-quoted where needed).
   Result Needle(const std::string& args) {
-    const std::string out = File("stdout.txt");
-    const std::string err = File("stderr.txt");
-    const std::string command =
-        ShellQuote(NEEDLE_BINARY) + " " + args + " > " + ShellQuote(out) + " 2> " + ShellQuote(err);
-    Result r;
-    r.status = testing::RunCommand(command);
-    r.out = testing::ReadFile(out);
-    r.err = testing::ReadFile(err);
-    std::filesystem::remove(out);
-    std::filesystem::remove(err);
-    return r;
+    return testing::RunCaptured(ShellQuote(NEEDLE_BINARY) + " " + args, dir().string());
   }
 
   // `needle info` output as key -> value ("vertices" -> "6").

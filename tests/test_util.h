@@ -134,6 +134,26 @@ inline int RunCommand(const std::string& command) {
   return WEXITSTATUS(status);
 }
 
+// What a command printed, and how it ended.
+struct CommandResult {
+  int status;  // exit status, -1 if the process did not exit normally
+  std::string out;
+  std::string err;
+};
+
+// Runs `command` with stdout and stderr captured through files in `scratch_dir` (removed
+// afterwards).
+inline CommandResult RunCaptured(const std::string& command, const std::string& scratch_dir) {
+  const std::string out = scratch_dir + "/stdout.txt", err = scratch_dir + "/stderr.txt";
+  CommandResult r;
+  r.status = RunCommand(command + " > " + ShellQuote(out) + " 2> " + ShellQuote(err));
+  r.out = ReadFile(out);
+  r.err = ReadFile(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
 // Compresses `path` with the `gzip` or `xz` tool into path + ".gz"/".xz" (keeping the input)
 // and returns the new path.
 inline std::string Compress(const std::string& path, const std::string& tool) {

@@ -15,6 +15,7 @@
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
 #include "test_util.h"
+#include "tests/shards/shard_test_util.h"
 
 namespace needle {
 
@@ -31,23 +32,13 @@ inline Csr LoadCsr(const std::string& input, bool symmetrize = false) {
   return LoadGraph(input, options);
 }
 
-// A --memory for the sharder that cuts `g` into about `parts` intervals: the sharder's rule is
-// usable = memory − 64 MiB − 12 B/vertex, cost(v) = 2 × (16·in + 12·out + 16).
+// A --memory for the sharder that cuts `g` into about `parts` intervals, from the sharder's
+// rule as the shard tests re-derive it (tests/shards/shard_test_util.h).
 inline uint64_t ShardMemoryFor(const Csr& g, uint32_t parts) {
-  const uint64_t n = g.num_vertices;
-  std::vector<uint64_t> in(n, 0);
-  for (VertexId u = 0; u < n; ++u) {
-    for (VertexId v : g.Neighbors(u)) ++in[v];
-  }
-  uint64_t total = 0, largest = 0;
-  for (VertexId v = 0; v < n; ++v) {
-    const uint64_t cost = 2 * (16 * in[v] + 12 * g.Neighbors(v).size() + 16);
-    total += cost;
-    largest = std::max(largest, cost);
-  }
-  const uint64_t usable =
-      std::max<uint64_t>({largest, (total + parts - 1) / std::max(parts, 1u), uint64_t{1}});
-  return (uint64_t{64} << 20) + 12 * n + usable;
+  const testing::CostSummary costs = testing::CostsOf(testing::OracleFromCsr(g));
+  const uint64_t usable = std::max<uint64_t>(
+      {costs.max_vertex, (costs.total + parts - 1) / std::max(parts, 1u), uint64_t{1}});
+  return testing::MemoryFor(g.num_vertices, usable);
 }
 
 // Shards `input` into `dir` in about `parts` intervals (1: one interval).

@@ -18,23 +18,13 @@ namespace {
 
 using testing::ShellQuote;
 
-struct Result {
-  int status;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CommandResult;
 
 class RunCliTest : public WithTempDir<> {
  protected:
   std::string Path(const std::string& name) { return (dir() / name).string(); }
   Result Needle(const std::string& args) {
-    const std::string out = Path("stdout.txt"), err = Path("stderr.txt");
-    Result r;
-    r.status = testing::RunCommand(ShellQuote(NEEDLE_BINARY) + " " + args + " > " +
-                                   ShellQuote(out) + " 2> " + ShellQuote(err));
-    r.out = testing::ReadFile(out);
-    r.err = testing::ReadFile(err);
-    return r;
+    return testing::RunCaptured(ShellQuote(NEEDLE_BINARY) + " " + args, dir().string());
   }
   std::string Graph(const std::string& name, const std::string& text) {
     const std::string path = Path(name);

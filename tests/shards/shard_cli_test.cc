@@ -27,11 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ShellQuote;
 
-struct Result {
-  int status;  // exit status, -1 if the process did not exit normally
-  std::string out;
-  std::string err;
-};
+using Result = testing::CommandResult;
 
 std::vector<std::string> Lines(const std::string& s) {
   std::vector<std::string> lines;
@@ -56,15 +52,7 @@ std::map<std::string, std::string> Fields(const std::string& out) {
 class ShardCliTest : public testing::WithTempDir<> {
  protected:
   Result Needle(const std::string& args) {
-    const std::string out = File("stdout.txt"), err = File("stderr.txt");
-    Result r;
-    r.status = testing::RunCommand(ShellQuote(NEEDLE_BINARY) + " " + args + " > " +
-                                   ShellQuote(out) + " 2> " + ShellQuote(err));
-    r.out = testing::ReadFile(out);
-    r.err = testing::ReadFile(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
+    return testing::RunCaptured(ShellQuote(NEEDLE_BINARY) + " " + args, dir().string());
   }
   // The tiny graph of tests/data (6 vertices, 9 edges), copied here.
   std::string Tiny() {
