@@ -5,8 +5,23 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 
 namespace needle::bench {
+
+// Parses argv into `options`; false after printing them for --help (the caller returns).
+inline bool ParseOrHelp(int argc, char** argv,
+                        const boost::program_options::options_description& options) {
+  namespace po = boost::program_options;
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, options), vm);
+  if (vm.count("help")) {
+    std::cout << options << "\n";
+    return false;
+  }
+  po::notify(vm);
+  return true;
+}
 
 template <class Options, class Parse, class Run>
 int BenchMain(const char* name, int argc, char** argv, Parse&& parse, Run&& run) {

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -40,7 +39,7 @@ struct Options {
 };
 
 bool Parse(int argc, char** argv, Options& o) {
-  po::options_description d("engine_bench options");
+  po::options_description d("engine_bench --shards DIR [--sym-shards DIR] [options]");
   auto add = d.add_options();
   add("help", "this text");
   add("shards", po::value(&o.shards)->required(), "shard set for pagerank");
@@ -52,20 +51,7 @@ bool Parse(int argc, char** argv, Options& o) {
   add("warm", po::value(&o.warm)->default_value(true), "run warm (page cache)");
   add("cold", po::value(&o.cold)->default_value(true), "also run cold (evicted, O_DIRECT)");
   add("queue-depth", po::value(&o.queue_depth)->default_value(256), "io_uring queue depth");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, d), vm);
-  if (vm.count("help")) {
-    std::printf("%s\n", ("usage: engine_bench --shards DIR [--sym-shards DIR] [options]\n" +
-                         [&] {
-                           std::ostringstream s;
-                           s << d;
-                           return s.str();
-                         }())
-                            .c_str());
-    return false;
-  }
-  po::notify(vm);
-  return true;
+  return ParseOrHelp(argc, argv, d);
 }
 
 double CpuSeconds() {

@@ -67,13 +67,7 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
   add("repeats", po::value(&o.repeats)->default_value(o.repeats), "runs per figure (median)");
   add("keep", po::bool_switch(&o.keep), "leave the files in --dir");
   add("no-fixed", po::bool_switch(&no_fixed), "do not register the buffers with io_uring");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, options), vm);
-  if (vm.count("help")) {
-    std::cout << options << "\n";
-    return false;
-  }
-  po::notify(vm);
+  if (!needle::bench::ParseOrHelp(argc, argv, options)) return false;
   o.fixed = !no_fixed;
   if (o.size_mb < 1 || o.block_kb < 4 || o.block_kb % 4 != 0 || o.qd < 1 || o.qd > 4096 ||
       o.repeats < 1) {

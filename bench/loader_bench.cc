@@ -69,13 +69,7 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
   add("dir", po::value(&o.dir)->default_value(o.dir), "where the generated files go");
   add("weighted", po::bool_switch(&o.weighted), "give the graph integer weights in [1, 255]");
   add("keep", po::bool_switch(&o.keep), "leave the generated files in --dir");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, options), vm);
-  if (vm.count("help")) {
-    std::cout << options << "\n";
-    return false;
-  }
-  po::notify(vm);
+  if (!needle::bench::ParseOrHelp(argc, argv, options)) return false;
   if (o.scale < 1 || o.scale > 31 || o.edge_factor < 1 || o.threads < 0 || o.repeats < 1) {
     throw po::error("--scale must be 1..31, --edge-factor and --repeats at least 1");
   }
