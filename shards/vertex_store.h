@@ -35,8 +35,10 @@ class VertexStore {
  private:
   VertexStore(IoBackend& io, IoFile file, uint64_t count, size_t width)
       : io_(&io), file_(std::move(file)), count_(count), width_(width) {}
-  // Loads the aligned byte range covering [first, last) into staging_; returns its start.
-  uint64_t Stage(uint64_t first, uint64_t last);
+  // Makes staging_ cover the aligned byte range around [first, last) and returns its start.
+  // Reads the whole range, or (edges_only) only its first and last blocks — the bytes of
+  // neighbouring values that a write must keep.
+  uint64_t Stage(uint64_t first, uint64_t last, bool edges_only);
 
   IoBackend* io_;
   IoFile file_;
