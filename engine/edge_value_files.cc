@@ -22,8 +22,8 @@ EdgeValueFiles::EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::st
         at += padded ? AlignUp(edges * width) : edges * width;
       }
     }
-    files_.push_back(io.Open(dir + "/" + ShardFileName(p, ".val").replace(0, 5, "edges"),
-                             FileKind::kValues, /*writable=*/true, /*create=*/true));
+    files_.push_back(io.Open(dir + "/" + NumberedFileName("edges", p, ".val"), FileKind::kValues,
+                             /*writable=*/true, /*create=*/true));
     if (ftruncate(files_.back().fd(), static_cast<off_t>(AlignUp(at))) != 0) {
       ThrowSystemError(files_.back().path(), "cannot size the edge value file");
     }

@@ -52,7 +52,7 @@ uint64_t IntervalIo::IntervalDataBytes() const {
 
 void IntervalIo::WriteIndex(uint32_t p, IntervalData& data, const std::vector<uint64_t>& offsets) {
   const uint32_t n = set_->num_intervals();
-  index_[p] = io_->Open(work_dir_ + "/" + ShardFileName(p, ".idx").replace(0, 5, "scatter"),
+  index_[p] = io_->Open(work_dir_ + "/" + NumberedFileName("scatter", p, ".idx"),
                         FileKind::kAdjacency, /*writable=*/true, /*create=*/true);
   std::copy(offsets.begin(), offsets.begin() + n + 1,
             index_offsets_.begin() + static_cast<ptrdiff_t>(p) * (n + 1));

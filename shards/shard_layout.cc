@@ -4,10 +4,14 @@
 
 namespace needle {
 
-std::string ShardFileName(uint32_t shard, const char* suffix) {
-  char name[32];
-  std::snprintf(name, sizeof(name), "shard-%04u%s", shard, suffix);
+std::string NumberedFileName(const char* prefix, uint32_t number, const char* suffix) {
+  char name[64];
+  std::snprintf(name, sizeof(name), "%s-%04u%s", prefix, number, suffix);
   return name;
+}
+
+std::string ShardFileName(uint32_t shard, const char* suffix) {
+  return NumberedFileName("shard", shard, suffix);
 }
 
 }  // namespace needle

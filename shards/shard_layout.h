@@ -54,6 +54,8 @@ struct WindowEntry {
 };
 
 std::string ShardFileName(uint32_t shard, const char* suffix);  // "shard-0003.adj"
+// The same numbering for other per-shard files: NumberedFileName("edges", 3, ".val").
+std::string NumberedFileName(const char* prefix, uint32_t number, const char* suffix);
 
 inline uint64_t ShardAlignUp(uint64_t x) {
   return (x + kShardAlignment - 1) / kShardAlignment * kShardAlignment;
