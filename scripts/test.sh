@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 sanitize=${NEEDLE_SANITIZE:-}
 dir=build${sanitize:+-$sanitize}
-bash scripts/build.sh "$dir" -DNEEDLE_SANITIZE="$sanitize"
+bash scripts/build.sh "$dir" -DNEEDLE_SANITIZE="$sanitize" \
+  ${NEEDLE_DATASETS_DIR:+-DNEEDLE_DATASETS_DIR="$NEEDLE_DATASETS_DIR"}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$dir"
