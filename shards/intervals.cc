@@ -8,8 +8,66 @@
 namespace needle {
 namespace {
 
-uint64_t VertexCost(const IntervalCosts& costs, uint32_t out, uint32_t in) {
-  return 2 * (costs.in_edge * in + costs.out_edge * out + costs.vertex);
+uint64_t CostOf(const IntervalCosts& costs, uint64_t out, uint64_t in, uint64_t vertices) {
+  return 2 * (costs.in_edge * in + costs.out_edge * out + costs.vertex * vertices);
+}
+
+// The rule over `count` units: cost(k) and first_id(k) (first_id(count) = n). A unit that
+// alone exceeds the budget is handed to oversize(k, cost), which throws or returns false
+// (then so does this, leaving plan unfinished).
+template <class Cost, class FirstId, class Oversize>
+bool Plan(uint64_t count, Cost cost, FirstId first_id, Oversize oversize, IntervalPlan& plan) {
+  uint64_t total = 0;
+  for (uint64_t k = 0; k < count; ++k) {
+    const uint64_t c = cost(k);
+    if (c > plan.usable_bytes && !oversize(k, c)) return false;
+    total += c;
+  }
+  const uint64_t parts = std::max<uint64_t>(1, (total + plan.usable_bytes - 1) / plan.usable_bytes);
+  plan.bounds.push_back(0);
+  uint64_t running = 0;   // cost of all units before the current interval's end
+  uint64_t interval = 0;  // cost of the current interval
+  uint64_t next_cut = 1;  // the k of the next k × total / parts target
+  for (uint64_t k = 0; k < count; ++k) {
+    const uint64_t c = cost(k);
+    const bool over_budget = interval + c > plan.usable_bytes;
+    const bool past_target = next_cut < parts && running >= total / parts * next_cut;
+    if (interval > 0 && (over_budget || past_target)) {
+      plan.bounds.push_back(static_cast<uint32_t>(first_id(k)));
+      plan.max_cost = std::max(plan.max_cost, interval);
+      interval = 0;
+      while (next_cut < parts && running >= total / parts * next_cut) ++next_cut;
+    }
+    interval += c;
+    running += c;
+  }
+  plan.max_cost = std::max(plan.max_cost, interval);
+  plan.bounds.push_back(static_cast<uint32_t>(first_id(count)));
+  plan.rule = "intervals: " + std::to_string(plan.num_intervals()) + " = ceil(" +
+              std::to_string(total >> 20) + " MiB of interval cost / " +
+              std::to_string(plan.usable_bytes >> 20) + " MiB usable) [cost = 2 x (" + plan.rule +
+              "), usable = budget - " + std::to_string(kReservedBytes >> 20) +
+              " MiB]; largest interval " + std::to_string(plan.max_cost >> 20) + " MiB";
+  return true;
+}
+
+IntervalPlan Start(uint64_t memory_bytes, const IntervalCosts& costs) {
+  if (memory_bytes <= kReservedBytes) {
+    throw std::invalid_argument("--memory must be more than " +
+                                std::to_string(kReservedBytes >> 20) +
+                                " MiB (the engine's fixed reserve)");
+  }
+  IntervalPlan plan;
+  plan.usable_bytes = memory_bytes - kReservedBytes;
+  plan.rule = costs.ToString();  // Plan() wraps it into the rule
+  return plan;
+}
+
+[[noreturn]] void VertexDoesNotFit(uint64_t v, uint64_t out, uint64_t in, uint64_t cost) {
+  throw std::invalid_argument("vertex " + std::to_string(v) + " (out-degree " +
+                              std::to_string(out) + ", in-degree " + std::to_string(in) +
+                              ") needs " + std::to_string(cost >> 20) +
+                              " MiB alone, more than --memory allows; raise --memory");
 }
 
 }  // namespace
@@ -22,50 +80,37 @@ std::string IntervalCosts::ToString() const {
 IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
                            std::span<const uint32_t> in_degree, uint64_t memory_bytes,
                            const IntervalCosts& costs) {
-  if (memory_bytes <= kReservedBytes) {
-    throw std::invalid_argument("--memory must be more than " +
-                                std::to_string(kReservedBytes >> 20) +
-                                " MiB (the engine's fixed reserve)");
+  IntervalPlan plan = Start(memory_bytes, costs);
+  Plan(
+      out_degree.size(), [&](uint64_t v) { return CostOf(costs, out_degree[v], in_degree[v], 1); },
+      [](uint64_t v) { return v; },
+      [&](uint64_t v, uint64_t c) -> bool { VertexDoesNotFit(v, out_degree[v], in_degree[v], c); },
+      plan);
+  return plan;
+}
+
+std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_out,
+                                                 std::span<const uint64_t> unit_in, int unit_shift,
+                                                 uint64_t n, uint64_t memory_bytes,
+                                                 const IntervalCosts& costs) {
+  IntervalPlan plan = Start(memory_bytes, costs);
+  const uint64_t count = n == 0 ? 0 : ((n - 1) >> unit_shift) + 1;
+  auto first_id = [&](uint64_t k) { return std::min(k << unit_shift, n); };
+  const bool planned = Plan(
+      count,
+      [&](uint64_t k) {
+        return CostOf(costs, unit_out[k], unit_in[k], first_id(k + 1) - first_id(k));
+      },
+      first_id,
+      [&](uint64_t k, uint64_t c) {
+        if (unit_shift > 0) return false;
+        VertexDoesNotFit(k, unit_out[k], unit_in[k], c);
+      },
+      plan);
+  if (!planned) return std::nullopt;
+  if (unit_shift > 0) {
+    plan.rule += "; cut at multiples of " + std::to_string(uint64_t{1} << unit_shift) + " ids";
   }
-  const uint64_t n = out_degree.size();
-  IntervalPlan plan;
-  plan.usable_bytes = memory_bytes - kReservedBytes;
-  uint64_t total = 0;
-  for (uint64_t v = 0; v < n; ++v) {
-    const uint64_t c = VertexCost(costs, out_degree[v], in_degree[v]);
-    if (c > plan.usable_bytes) {
-      throw std::invalid_argument(
-          "vertex " + std::to_string(v) + " (out-degree " + std::to_string(out_degree[v]) +
-          ", in-degree " + std::to_string(in_degree[v]) + ") needs " + std::to_string(c >> 20) +
-          " MiB alone, more than --memory allows; raise --memory");
-    }
-    total += c;
-  }
-  const uint64_t parts = std::max<uint64_t>(1, (total + plan.usable_bytes - 1) / plan.usable_bytes);
-  plan.bounds.push_back(0);
-  uint64_t running = 0;   // cost of all vertices before the current interval's end
-  uint64_t interval = 0;  // cost of the current interval
-  uint64_t next_cut = 1;  // the k of the next k × total / parts target
-  for (uint64_t v = 0; v < n; ++v) {
-    const uint64_t c = VertexCost(costs, out_degree[v], in_degree[v]);
-    const bool over_budget = interval + c > plan.usable_bytes;
-    const bool past_target = next_cut < parts && running >= total / parts * next_cut;
-    if (interval > 0 && (over_budget || past_target)) {
-      plan.bounds.push_back(static_cast<uint32_t>(v));
-      plan.max_cost = std::max(plan.max_cost, interval);
-      interval = 0;
-      while (next_cut < parts && running >= total / parts * next_cut) ++next_cut;
-    }
-    interval += c;
-    running += c;
-  }
-  plan.max_cost = std::max(plan.max_cost, interval);
-  plan.bounds.push_back(static_cast<uint32_t>(n));
-  plan.rule = "intervals: " + std::to_string(plan.num_intervals()) + " = ceil(" +
-              std::to_string(total >> 20) + " MiB of interval cost / " +
-              std::to_string(plan.usable_bytes >> 20) + " MiB usable) [cost = 2 x (" +
-              costs.ToString() + "), usable = budget - " + std::to_string(kReservedBytes >> 20) +
-              " MiB]; largest interval " + std::to_string(plan.max_cost >> 20) + " MiB";
   return plan;
 }
 

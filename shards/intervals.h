@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,5 +54,15 @@ struct IntervalPlan {
 IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
                            std::span<const uint32_t> in_degree, uint64_t memory_bytes,
                            const IntervalCosts& costs = {});
+
+// The same rule over units of 2^unit_shift consecutive ids (n ids in all; the last unit may be
+// shorter), given each unit's summed out- and in-degrees: cuts fall on unit boundaries, and a
+// unit's cost is exactly the sum of its vertices' costs. With unit_shift 0 this is
+// PlanIntervals. Returns nullopt when a unit of more than one id alone does not fit (the
+// caller then plans per vertex); throws like PlanIntervals otherwise.
+std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_out,
+                                                 std::span<const uint64_t> unit_in, int unit_shift,
+                                                 uint64_t n, uint64_t memory_bytes,
+                                                 const IntervalCosts& costs = {});
 
 }  // namespace needle

@@ -1,187 +1,35 @@
 #include "shards/sharder.h"
 
-#include <fcntl.h>
 #include <omp.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <random>
+#include <optional>
 #include <vector>
 
 #include "loaders/error.h"
 #include "loaders/graph_reader.h"
 #include "loaders/huge_array.h"
-#include "loaders/parallel.h"
-#include "loaders/unique_fd.h"
+#include "shards/bucket_log.h"
+#include "shards/edge_record.h"
+#include "shards/edge_sort.h"
 #include "shards/hashing_writer.h"
 #include "shards/shard_layout.h"
 #include "shards/shard_set.h"
+#include "shards/staging_dir.h"
 
 namespace needle {
 namespace {
 
 namespace fs = std::filesystem;
 
-// One edge as the sharder's temporary files hold it.
-struct Record {
-  uint32_t source;
-  uint32_t target;
-  float weight;
-};
-static_assert(sizeof(Record) == 12);
-
-bool operator<(const Record& a, const Record& b) {
-  if (a.source != b.source) return a.source < b.source;
-  if (a.target != b.target) return a.target < b.target;
-  uint32_t wa, wb;  // weights compared as bits: a total order, so the sort is deterministic
-  std::memcpy(&wa, &a.weight, 4);
-  std::memcpy(&wb, &b.weight, 4);
-  return wa < wb;
-}
-
-// A stable parallel counting partition: out receives in[0, count) grouped by key(in[i]) (a
-// value below `keys`), each group in input order — whatever the thread count. starts gets
-// keys + 1 entries: group g is out[starts[g], starts[g + 1]).
-template <class T, class Key>
-void StablePartition(const T* in, T* out, uint64_t count, uint64_t keys, Key key, int threads,
-                     std::vector<uint64_t>& starts) {
-  std::vector<uint64_t> counts(static_cast<size_t>(threads) * keys, 0);
-  starts.assign(keys + 1, 0);
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
-    const int nt = omp_get_num_threads();
-    const uint64_t lo = count * t / nt, hi = count * (t + 1) / nt;
-    uint64_t* c = counts.data() + static_cast<size_t>(t) * keys;
-    for (uint64_t i = lo; i < hi; ++i) ++c[key(in[i])];
-#pragma omp barrier
-#pragma omp single
-    {
-      uint64_t at = 0;
-      for (uint64_t g = 0; g < keys; ++g) {  // group by group, thread slices in order
-        starts[g] = at;
-        for (int u = 0; u < nt; ++u) {
-          uint64_t& slot = counts[static_cast<size_t>(u) * keys + g];
-          const uint64_t n = slot;
-          slot = at;
-          at += n;
-        }
-      }
-      starts[keys] = at;
-    }
-    for (uint64_t i = lo; i < hi; ++i) out[c[key(in[i])]++] = in[i];
-  }
-}
-
-// A directory that is removed with its contents unless Commit() renamed it into place.
-class TempDir {
- public:
-  explicit TempDir(const std::string& final_dir) : final_(final_dir) {
-    std::string pattern = final_dir + ".tmp-XXXXXX";
-    std::vector<char> name(pattern.begin(), pattern.end());
-    name.push_back('\0');
-    if (mkdtemp(name.data()) == nullptr)
-      ThrowSystemError(final_dir, "cannot create a temporary directory next to");
-    path_ = name.data();
-    chmod(path_.c_str(), 0755);  // mkdtemp makes it private
-  }
-  ~TempDir() {
-    if (!committed_) {
-      std::error_code ignored;
-      fs::remove_all(path_, ignored);
-    }
-  }
-  const std::string& path() const { return path_; }
-  // Moves an existing final directory aside, renames this one into place, removes the old.
-  void Commit() {
-    SyncDirectory(path_);
-    std::string old;
-    if (fs::exists(final_)) {
-      old = final_ + ".old-" + std::to_string(getpid());
-      std::error_code ignored;
-      fs::remove_all(old, ignored);
-      if (rename(final_.c_str(), old.c_str()) != 0)
-        ThrowSystemError(final_, "cannot move the old shard set aside");
-    }
-    if (rename(path_.c_str(), final_.c_str()) != 0)
-      ThrowSystemError(final_, "cannot rename the shard set into place");
-    committed_ = true;
-    SyncDirectory(fs::path(final_).parent_path().string());
-    if (!old.empty()) {
-      std::error_code ignored;
-      fs::remove_all(old, ignored);
-    }
-  }
-
- private:
-  static void SyncDirectory(const std::string& dir) {
-    UniqueFd fd(open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (fd.valid()) fsync(fd.get());
-  }
-  std::string final_;
-  std::string path_;
-  bool committed_ = false;
-};
-
-// Leftovers of killed runs: DIR.tmp-* and DIR.old-* next to DIR. Nothing trusts them.
-void RemoveLeftovers(const std::string& dir) {
-  const fs::path target(dir);
-  fs::path parent = target.parent_path();
-  if (parent.empty()) parent = ".";
-  const std::string stem = target.filename().string();
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(parent, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(stem + ".tmp-", 0) == 0 || name.rfind(stem + ".old-", 0) == 0) {
-      std::error_code ignored;
-      fs::remove_all(entry.path(), ignored);
-    }
-  }
-}
-
-// Sequential appends of Records to a file, through a buffer.
-class RecordFile {
- public:
-  RecordFile(std::string path, size_t buffer_records)
-      : path_(std::move(path)), buffer_(buffer_records) {
-    int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) ThrowSystemError(path_, "cannot create");
-    fd_ = UniqueFd(fd);
-  }
-  void Append(const Record* r, size_t count) {
-    while (count > 0) {
-      const size_t n = std::min(count, buffer_.size() - buffered_);
-      std::copy_n(r, n, buffer_.data() + buffered_);
-      buffered_ += n;
-      r += n;
-      count -= n;
-      if (buffered_ == buffer_.size()) Flush();
-    }
-  }
-  void Flush() {
-    WriteFully(fd_.get(), path_, buffer_.data(), buffered_ * sizeof(Record),
-               records_ * sizeof(Record));
-    records_ += buffered_;
-    buffered_ = 0;
-  }
-  uint64_t records() const { return records_ + buffered_; }
-  void Read(uint64_t first, Record* out, uint64_t count) const {
-    ReadFully(fd_.get(), path_, out, count * sizeof(Record), first * sizeof(Record));
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  UniqueFd fd_;
-  std::vector<Record> buffer_;
-  size_t buffered_ = 0;
-  uint64_t records_ = 0;
-};
+// Fine units of ids for planning: at most kUnits, each 2^unit_shift ids; a bucket of the
+// bucket file is kUnitsPerBucket units.
+constexpr uint64_t kUnits = uint64_t{1} << 16;
+constexpr int kUnitsPerBucketLog2 = 4;
+static_assert(kUnits == uint64_t{BucketLog::kBuckets} << kUnitsPerBucketLog2);
 
 class Sharder {
  public:
@@ -194,42 +42,26 @@ class Sharder {
   ShardReport Run(InputFingerprint fingerprint) {
     const auto start = std::chrono::steady_clock::now();
     RemoveLeftovers(dir_);
-    TempDir temp(dir_);
-    tmp_ = temp.path();
+    StagingDir staging(dir_);
+    tmp_ = staging.path();
     std::string note;
     io_ = IoBackend::Create(options_.io, &note);
     if (!note.empty()) Log(note);
-    auto lap = std::chrono::steady_clock::now();
-    auto phase_done = [&](double* seconds) {
-      const auto now = std::chrono::steady_clock::now();
-      *seconds = std::chrono::duration<double>(now - lap).count();
-      lap = now;
-    };
-    CountDegrees();
-    phase_done(&report_.count_seconds);
-    report_.plan =
-        PlanIntervals(out_degree_.span(), in_degree_.span(), BudgetForIntervals(), options_.costs);
-    BuildIntervalTable();
-    Log(report_.plan.rule + "; budget = --memory - " + std::to_string((12 * num_vertices_) >> 20) +
-        " MiB of degree arrays and interval table");
-    if (options_.symmetrize) {
-      Log("symmetrized: " + std::to_string(input_edges_) + " input edges -> " +
-          std::to_string(num_edges_) + " edges (each u->v also as v->u, a self-loop once)");
+    std::unique_ptr<GraphReader> reader = GraphReader::Open(input_, ReaderOptions());
+    if (reader->weighted()) {
+      Build<WeightedRecord>(*reader);
+    } else {
+      Build<PlainRecord>(*reader);
     }
-    Bucket();
-    phase_done(&report_.bucket_seconds);
-    WriteShards();
-    WriteDegrees();
-    phase_done(&report_.write_seconds);
     Manifest& m = report_.manifest;
     m.input = std::move(fingerprint);
     m.choices = Choices(options_);
     m.num_vertices = num_vertices_;
     m.num_edges = num_edges_;
-    m.weighted = weighted_;
+    m.weighted = reader->weighted();
     m.bounds = report_.plan.bounds;
     WriteManifest(m, tmp_);
-    temp.Commit();
+    staging.Commit();
     report_.dir = dir_;
     report_.io_backend = std::string(io_->name());
     report_.io_counters = io_->counters();
@@ -243,6 +75,28 @@ class Sharder {
   }
 
  private:
+  template <class Record>
+  void Build(GraphReader& reader) {
+    auto lap = std::chrono::steady_clock::now();
+    auto phase_done = [&](double* seconds) {
+      const auto now = std::chrono::steady_clock::now();
+      *seconds = std::chrono::duration<double>(now - lap).count();
+      lap = now;
+    };
+    BucketLog log(*io_, tmp_ + "/buckets.bin", sizeof(Record),
+                  BlockEdges(reader.weighted()) * (options_.symmetrize ? 2 : 1));
+    ReadAndBucket<Record>(reader, log);
+    phase_done(&report_.read_seconds);
+    PlanFromUnits<Record>(log);
+    if (options_.symmetrize) {
+      Log("symmetrized: " + std::to_string(input_edges_) + " input edges -> " +
+          std::to_string(num_edges_) + " edges (each u->v also as v->u, a self-loop once)");
+    }
+    WriteShards<Record>(log);
+    WriteDegrees();
+    phase_done(&report_.write_seconds);
+  }
+
   void Log(const std::string& line) const {
     if (options_.log) options_.log(line);
   }
@@ -252,9 +106,9 @@ class Sharder {
   uint64_t Usable() const {
     return options_.memory_bytes > kReservedBytes ? options_.memory_bytes - kReservedBytes : 0;
   }
-  // The degree arrays and the vertex → interval table stay resident: take them off the budget.
+  // The degree arrays stay resident: take them off the budget.
   uint64_t BudgetForIntervals() const {
-    const uint64_t degrees = 12 * num_vertices_;
+    const uint64_t degrees = 8 * num_vertices_;
     if (options_.memory_bytes <= degrees + kReservedBytes) {
       throw std::invalid_argument("--memory " + std::to_string(options_.memory_bytes >> 20) +
                                   " MiB cannot hold the degree arrays of " +
@@ -271,95 +125,58 @@ class Sharder {
     o.read.chunk_bytes = std::clamp<uint64_t>(Usable() / 16, 1 << 20, 64 << 20);
     return o;
   }
-  // Edges per block read. Pass 2 holds a block twice (as read, then grouped by interval), 24 B
-  // per edge within budget/8; symmetrized, a block expands to twice its edges: half the block.
-  uint64_t BlockEdges() const {
-    const uint64_t per_edge = options_.symmetrize ? 48 : 24;
-    return std::clamp<uint64_t>(Usable() / 8 / per_edge, 1 << 16, 8 << 20);
+  // Input edges per block. Pass 1 holds a block as read (8 or 12 B per edge) and two blocks of
+  // records (one being grouped, one being written), within a quarter of the budget;
+  // symmetrized, a block's records are up to twice its edges.
+  uint64_t BlockEdges(bool weighted) const {
+    const uint64_t record = weighted ? sizeof(WeightedRecord) : sizeof(PlainRecord);
+    const uint64_t per_edge = (weighted ? 12 : 8) + 2 * record * (options_.symmetrize ? 2 : 1);
+    return std::clamp<uint64_t>(Usable() / 4 / per_edge, 1 << 16, 8 << 20);
   }
 
-  // Reads the whole input through the block API, calling f(block) for each block.
-  template <class F>
-  void ReadInput(F&& f) {
-    std::unique_ptr<GraphReader> reader = GraphReader::Open(input_, ReaderOptions());
-    weighted_ = reader->weighted();
-    const uint64_t block = BlockEdges();
+  // Makes the units (and buckets) cover ids [0, ids): coarser units when they do not, their
+  // counts summed into the coarser ones.
+  void FitIds(uint64_t ids) {
+    if (ids == 0) return;
+    int shift = unit_shift_;
+    while (((ids - 1) >> shift) >= kUnits) ++shift;
+    const int by = shift - unit_shift_;
+    if (by > 0) {
+      for (uint64_t k = 0; k < kUnits; ++k) {  // k << by >= k: nothing read is overwritten
+        uint64_t out = 0, in = 0;
+        for (uint64_t j = k << by; j < std::min(kUnits, (k + 1) << by); ++j) {
+          out += unit_out_[j];
+          in += unit_in_[j];
+        }
+        unit_out_[k] = out;
+        unit_in_[k] = in;
+      }
+    }
+    unit_shift_ = shift;
+  }
+  int bucket_shift() const { return unit_shift_ + kUnitsPerBucketLog2; }
+
+  // Pass 1: the input, read once, block by block: every edge (and, symmetrizing, its reverse)
+  // goes to the bucket file grouped by target, and its ends are counted in the units.
+  template <class Record>
+  void ReadAndBucket(GraphReader& reader, BucketLog& log) {
+    const bool weighted = reader.weighted();
+    const uint64_t block = BlockEdges(weighted);
     HugeArray<VertexId> sources(block), targets(block);
-    HugeArray<Weight> weights(weighted_ ? block : 0);
+    HugeArray<Weight> weights(weighted ? block : 0);
     const EdgeBuffers buffers{sources.span(), targets.span(), weights.span()};
-    for (uint64_t position = 0;;) {
-      const EdgeBlock b = reader->ReadEdges(position, buffers);
-      if (b.size() == 0) break;
-      f(b);
-      position += b.size();
-    }
-    num_vertices_ = std::max(num_vertices_, reader->num_vertices().value_or(0));
-    reader->Close();
-  }
-
-  Record RecordOf(const EdgeBlock& b, uint64_t i) const {
-    return Record{b.sources[i], b.targets[i], weighted_ ? b.weights[i] : 1.0f};
-  }
-
-  void ToRecords(const EdgeBlock& b, Record* out) const {
-#pragma omp parallel for num_threads(threads_)
-    for (uint64_t i = 0; i < b.size(); ++i) out[i] = RecordOf(b, i);
-  }
-
-  // The records pass 2 buckets for edges get(0) ... get(count - 1): each edge, followed, when
-  // symmetrizing, by its reverse unless it is a self-loop. Written to out (room for 2 × count)
-  // in that order whatever the thread count; returns how many.
-  template <class Get>
-  uint64_t Expand(uint64_t count, Get get, Record* out) const {
-    if (!options_.symmetrize) {
-#pragma omp parallel for num_threads(threads_)
-      for (uint64_t i = 0; i < count; ++i) out[i] = get(i);
-      return count;
-    }
-    std::vector<uint64_t> start(static_cast<size_t>(threads_) + 1, 0);
-    int team = 1;
-#pragma omp parallel num_threads(threads_)
-    {
-      const int t = omp_get_thread_num();
-      const int nt = omp_get_num_threads();
-      const uint64_t lo = count * t / nt, hi = count * (t + 1) / nt;
-      uint64_t n = 0;
-      for (uint64_t i = lo; i < hi; ++i) {
-        const Record r = get(i);
-        n += r.source != r.target ? 2 : 1;
-      }
-      start[t + 1] = n;
-#pragma omp barrier
-#pragma omp single
-      {
-        team = nt;
-        for (int u = 0; u < nt; ++u) start[u + 1] += start[u];
-      }
-      uint64_t at = start[t];
-      for (uint64_t i = lo; i < hi; ++i) {
-        const Record r = get(i);
-        out[at++] = r;
-        if (r.source != r.target) out[at++] = Record{r.target, r.source, r.weight};
-      }
-    }
-    return start[team];
-  }
-
-  // Pass 1: count degrees. A compressed input is also copied in binary form, so that pass 2
-  // does not decompress it again; plain text and .csr inputs are simply read twice.
-  void CountDegrees() {
-    std::unique_ptr<RecordFile> copy;
-    std::vector<Record> records;
-    if (InputIsCompressed()) {
-      copy = std::make_unique<RecordFile>(tmp_ + "/edges.bin", 1 << 18);
-      records.resize(BlockEdges());
-    }
+    unit_out_.assign(kUnits, 0);
+    unit_in_.assign(kUnits, 0);
+    thread_units_.assign(static_cast<size_t>(threads_) * 2 * kUnits, 0);
+    bucket_counts_.resize(static_cast<size_t>(threads_) * BucketLog::kBuckets);
+    if (auto n = reader.num_vertices()) FitIds(*n);
     uint64_t position = 0;
-    uint64_t vertices = 0;
+    uint64_t ids = 0;       // 1 + the largest id seen
     uint64_t reversed = 0;  // edges that are not self-loops: each gains a reverse when symmetrized
-    const bool symmetrize = options_.symmetrize;
-    ReadInput([&](const EdgeBlock& b) {
+    for (;;) {
+      const EdgeBlock b = reader.ReadEdges(position, buffers);
       const uint64_t count = b.size();
+      if (count == 0) break;
       VertexId top = 0;
       uint64_t non_loops = 0;
 #pragma omp parallel for num_threads(threads_) reduction(max : top) reduction(+ : non_loops)
@@ -368,218 +185,166 @@ class Sharder {
         non_loops += b.sources[i] != b.targets[i];
       }
       reversed += non_loops;
-      if (top + uint64_t{1} > vertices) {
-        vertices = top + uint64_t{1};
-        GrowDegrees(vertices);
-      }
-      uint32_t* out = out_degree_.data();
-      uint32_t* in = in_degree_.data();
-      // Each thread owns a range of vertex ids and counts only those: every thread reads the
-      // whole block (sequentially), but no counter is shared, so no atomics.
+      ids = std::max(ids, top + uint64_t{1});
+      FitIds(ids);
+      auto* out = reinterpret_cast<Record*>(log.NextBuffer());
+      log.Append(bucket_shift(), GroupBlock(b, out));
+      position += count;
+      Progress(1, position, reader.num_edges().value_or(0));
+    }
+    log.Finish();
+    input_edges_ = position;
+    num_edges_ = position + (options_.symmetrize ? reversed : 0);
+    num_vertices_ = std::max(ids, reader.num_vertices().value_or(0));
+    FitIds(num_vertices_);
+    reader.Close();
+  }
+
+  // Groups block b's records (and their reverses) by bucket into out; returns the bucket
+  // starts. Each thread counts its slice of the block into its own bucket and unit counters;
+  // the groups hold the records in input order whatever the thread count.
+  template <class Record>
+  std::vector<uint64_t> GroupBlock(const EdgeBlock& b, Record* out) {
+    constexpr uint64_t kBuckets = BucketLog::kBuckets;
+    const uint64_t count = b.size();
+    const int bs = bucket_shift();
+    const int us = unit_shift_;
+    const bool symmetrize = options_.symmetrize;
+    const bool weighted = !b.weights.empty();
+    std::vector<uint64_t> starts(kBuckets + 1);
 #pragma omp parallel num_threads(threads_)
-      {
-        const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
-        const uint64_t nt = static_cast<uint64_t>(omp_get_num_threads());
-        const VertexId lo = static_cast<VertexId>(vertices * t / nt);
-        const VertexId hi = static_cast<VertexId>(vertices * (t + 1) / nt);
-        // Ownership is random per edge, so select the counter instead of branching: an
-        // edge this thread does not own bumps a private dummy.
-        uint32_t dummy = 0;
-        const VertexId width = hi - lo;
-        for (uint64_t i = 0; i < count; ++i) {
-          const VertexId u = b.sources[i], v = b.targets[i];
-          uint32_t* cu = u - lo < width ? &out[u] : &dummy;
-          ++*cu;
-          uint32_t* cv = v - lo < width ? &in[v] : &dummy;
-          ++*cv;
+    {
+      const int t = omp_get_thread_num();
+      const int nt = omp_get_num_threads();
+      const uint64_t lo = count * t / nt, hi = count * (t + 1) / nt;
+      uint64_t* c = bucket_counts_.data() + static_cast<size_t>(t) * kBuckets;
+      std::fill(c, c + kBuckets, 0);
+      uint32_t* uo = thread_units_.data() + static_cast<size_t>(t) * 2 * kUnits;
+      uint32_t* ui = uo + kUnits;
+      for (uint64_t i = lo; i < hi; ++i) {
+        const VertexId u = b.sources[i], v = b.targets[i];
+        ++c[v >> bs];
+        ++uo[u >> us];
+        ++ui[v >> us];
+        if (symmetrize && u != v) {
+          ++c[u >> bs];
+          ++uo[v >> us];
+          ++ui[u >> us];
         }
-        if (symmetrize) {  // the reverses v->u (none for a self-loop)
-          for (uint64_t i = 0; i < count; ++i) {
-            const VertexId u = b.sources[i], v = b.targets[i];
-            const bool twin = u != v;
-            uint32_t* cv = twin && v - lo < width ? &out[v] : &dummy;
-            ++*cv;
-            uint32_t* cu = twin && u - lo < width ? &in[u] : &dummy;
-            ++*cu;
+      }
+#pragma omp barrier
+#pragma omp single
+      {
+        uint64_t at = 0;
+        for (uint64_t k = 0; k < kBuckets; ++k) {  // bucket by bucket, thread slices in order
+          starts[k] = at;
+          for (int w = 0; w < nt; ++w) {
+            uint64_t& slot = bucket_counts_[static_cast<size_t>(w) * kBuckets + k];
+            const uint64_t n = slot;
+            slot = at;
+            at += n;
           }
         }
+        starts[kBuckets] = at;
       }
-      if (copy) {
-        ToRecords(b, records.data());
-        copy->Append(records.data(), count);
-      }
-      position += count;
-      Progress(1, position, 0);
-    });
-    if (copy) copy->Flush();
-    copy_ = std::move(copy);
-    input_edges_ = position;
-    num_edges_ = position + (symmetrize ? reversed : 0);
-    num_vertices_ = std::max(num_vertices_, vertices);
-    GrowDegrees(num_vertices_);
-  }
-
-  bool InputIsCompressed() const {
-    UniqueFd fd = OpenForReading(input_);
-    unsigned char head[6] = {};
-    const ssize_t n = ::pread(fd.get(), head, sizeof(head), 0);
-    return n > 0 && DetectCompression(head, static_cast<size_t>(n)) != Compression::kNone;
-  }
-
-  void GrowDegrees(uint64_t n) {
-    const uint64_t old = out_degree_.size();
-    if (n <= old) return;
-    out_degree_.Resize(n);
-    in_degree_.Resize(n);
-    std::fill(out_degree_.begin() + old, out_degree_.end(), 0u);
-    std::fill(in_degree_.begin() + old, in_degree_.end(), 0u);
-  }
-
-  uint32_t IntervalOf(VertexId v) const { return interval_of_[v]; }
-
-  void BuildIntervalTable() {
-    const auto& b = report_.plan.bounds;
-    interval_of_.Resize(num_vertices_);
-    for (uint32_t p = 0; p + 1 < b.size(); ++p) {
-      std::fill(interval_of_.begin() + b[p], interval_of_.begin() + b[p + 1], p);
-    }
-  }
-
-  // Pass 2: the input again (or its binary copy) → one bucket file per interval (by target).
-  void Bucket() {
-    const uint32_t p_count = report_.plan.num_intervals();
-    const uint64_t per_bucket =
-        std::clamp<uint64_t>(Usable() / 4 / p_count / sizeof(Record), 1024, 1 << 18);
-    for (uint32_t p = 0; p < p_count; ++p) {
-      buckets_.push_back(
-          std::make_unique<RecordFile>(tmp_ + "/bucket-" + std::to_string(p), per_bucket));
-    }
-    const uint64_t block = BlockEdges();
-    const uint64_t expanded = options_.symmetrize ? 2 * block : block;
-    std::vector<Record> in(expanded), grouped(expanded);
-    std::vector<uint64_t> bucket_start;
-    uint64_t done = 0;  // input edges
-    // Buckets in[0, count): `input_count` input edges, expanded.
-    auto partition = [&](uint64_t count, uint64_t input_count) {
-      StablePartition(
-          in.data(), grouped.data(), count, p_count,
-          [this](const Record& r) { return IntervalOf(r.target); }, threads_, bucket_start);
-      for (uint32_t p = 0; p < p_count; ++p) {
-        buckets_[p]->Append(grouped.data() + bucket_start[p],
-                            bucket_start[p + 1] - bucket_start[p]);
-      }
-      done += input_count;
-      Progress(2, done, input_edges_);
-    };
-    if (copy_) {
-      // Symmetrized, the copy's records are read into the back half of `grouped` (free until
-      // the partition) and expanded into `in`; else read straight into `in`.
-      Record* raw = grouped.data() + block;
-      for (uint64_t first = 0; first < input_edges_; first += block) {
-        const uint64_t count = std::min(block, input_edges_ - first);
-        uint64_t n = count;
-        if (options_.symmetrize) {
-          copy_->Read(first, raw, count);
-          n = Expand(
-              count, [raw](uint64_t i) { return raw[i]; }, in.data());
-        } else {
-          copy_->Read(first, in.data(), count);
+      // Every thread has counted: each sums a share of the units over all threads.
+      for (uint64_t k = kUnits * t / nt; k < kUnits * (t + 1) / nt; ++k) {
+        for (int w = 0; w < nt; ++w) {
+          uint32_t* other = thread_units_.data() + static_cast<size_t>(w) * 2 * kUnits;
+          unit_out_[k] += other[k];
+          unit_in_[k] += other[kUnits + k];
+          other[k] = other[kUnits + k] = 0;
         }
-        partition(n, count);
       }
-      const std::string copy_path = copy_->path();
-      copy_.reset();
-      fs::remove(copy_path);
-    } else {
-      ReadInput([&](const EdgeBlock& b) {
-        const uint64_t n = Expand(
-            b.size(), [this, &b](uint64_t i) { return RecordOf(b, i); }, in.data());
-        partition(n, b.size());
-      });
-      if (done != input_edges_) {
-        throw Error(input_, "the input changed while it was being sharded");
+      for (uint64_t i = lo; i < hi; ++i) {
+        const VertexId u = b.sources[i], v = b.targets[i];
+        const Weight w = weighted ? b.weights[i] : Weight{1};
+        out[c[v >> bs]++] = Record::Make(u, v, w);
+        if (symmetrize && u != v) out[c[u >> bs]++] = Record::Make(v, u, w);
       }
     }
-    for (auto& b : buckets_) b->Flush();
+    return starts;
   }
 
-  // Pass 3: each bucket, sorted, becomes a shard.
-  void WriteShards() {
+  // The interval plan, from the units' degree sums; per vertex (exact degrees counted from
+  // the bucket file) when a unit of several ids alone is over the budget.
+  template <class Record>
+  void PlanFromUnits(BucketLog& log) {
+    const uint64_t budget = BudgetForIntervals();
+    out_degree_.Resize(num_vertices_);
+    in_degree_.Resize(num_vertices_);
+    std::optional<IntervalPlan> plan = PlanIntervalsByUnits(unit_out_, unit_in_, unit_shift_,
+                                                            num_vertices_, budget, options_.costs);
+    const bool exact = !plan.has_value();
+    if (exact) {
+      Log("a block of " + std::to_string(uint64_t{1} << unit_shift_) +
+          " ids does not fit the budget: counting exact degrees to plan per vertex");
+      ClearDegrees();
+      log.ForEach([this](const std::byte* bytes, uint64_t n) {
+        const auto* records = reinterpret_cast<const Record*>(bytes);
+        for (uint64_t i = 0; i < n; ++i) {
+          ++out_degree_[records[i].source];
+          ++in_degree_[records[i].target];
+        }
+      });
+      plan = PlanIntervals(out_degree_.span(), in_degree_.span(), budget, options_.costs);
+    }
+    report_.plan = std::move(*plan);
+    Log(report_.plan.rule + "; budget = --memory - " + std::to_string((8 * num_vertices_) >> 20) +
+        " MiB of degree arrays");
+    const auto& bounds = report_.plan.bounds;
+    interval_edges_.assign(report_.plan.num_intervals(), 0);
+    for (uint32_t p = 0; p < report_.plan.num_intervals(); ++p) {
+      if (bounds[p] == bounds[p + 1]) continue;
+      if (exact) {
+        for (uint64_t v = bounds[p]; v < bounds[p + 1]; ++v) interval_edges_[p] += in_degree_[v];
+      } else {  // cuts fall on unit boundaries
+        for (uint64_t k = bounds[p] >> unit_shift_; k <= (bounds[p + 1] - 1) >> unit_shift_; ++k)
+          interval_edges_[p] += unit_in_[k];
+      }
+    }
+    ClearDegrees();  // pass 2 counts them exactly
+  }
+
+  void ClearDegrees() {
+    std::fill(out_degree_.begin(), out_degree_.end(), 0u);
+    std::fill(in_degree_.begin(), in_degree_.end(), 0u);
+  }
+
+  // Pass 2: each interval's edges, gathered from the bucket file and sorted, become a shard.
+  template <class Record>
+  void WriteShards(BucketLog& log) {
     const uint32_t p_count = report_.plan.num_intervals();
+    const auto& bounds = report_.plan.bounds;
     windows_.assign(static_cast<size_t>(p_count) * (p_count + 1), WindowEntry{});
+    // Both arrays are reused from shard to shard: no fresh pages to fault in and zero.
+    HugeArray<Record> edges, scratch;
     uint64_t done = 0;
     for (uint32_t p = 0; p < p_count; ++p) {
-      const uint64_t e = buckets_[p]->records();
-      // Both arrays are reused from shard to shard: no fresh pages to fault in and zero.
-      edges_.Resize(e);
-      scratch_.Resize(e);
-      buckets_[p]->Read(0, edges_.data(), e);
-      const std::string bucket_path = buckets_[p]->path();
-      buckets_[p].reset();
-      fs::remove(bucket_path);
-      SortBySource(edges_, scratch_);
-      WriteShard(p, edges_);
+      const uint64_t e = interval_edges_[p];
+      edges.Resize(e);
+      scratch.Resize(e);
+      const uint64_t got =
+          log.Gather(bounds[p], bounds[p + 1], reinterpret_cast<std::byte*>(edges.data()), e);
+      if (got != e) {
+        throw Error(tmp_ + "/buckets.bin", "holds " + std::to_string(got) + " edges for interval " +
+                                               std::to_string(p) + ", counted " +
+                                               std::to_string(e));
+      }
+      SortBySource(edges, scratch, num_vertices_, threads_);
+      for (uint64_t i = 0; i < e; ++i) ++in_degree_[edges[i].target];
+      WriteShard(p, edges);
       done += e;
-      Progress(3, done, num_edges_);
+      Progress(2, done, num_edges_);
     }
     HashingWriter w(*io_, tmp_ + "/" + kWindowsName, FileKind::kOther);
     w.Write(windows_.data(), windows_.size() * sizeof(WindowEntry));
     AddFile(kWindowsName, w.position(), w.Finish());
   }
 
-  // Sorts by (source, target, weight bits) — a total order, so the result is deterministic —
-  // in linear time: a parallel counting pass groups the records by the high bits of the
-  // source (≤ 1024 groups: the scatter stays cache-friendly), then each group is counting-
-  // sorted by its exact source, and each source's few records are sorted by target.
-  void SortBySource(HugeArray<Record>& edges, HugeArray<Record>& scratch) const {
-    const uint64_t e = edges.size();
-    if (e < 2) return;
-    int bits = 0;
-    while ((uint64_t{1} << bits) < num_vertices_) ++bits;
-    const int shift = std::clamp(bits - 10, 0, 16);
-    const uint64_t groups = (num_vertices_ >> shift) + 1;
-    std::vector<uint64_t> start;
-    StablePartition(
-        edges.data(), scratch.data(), e, groups,
-        [shift](const Record& r) { return r.source >> shift; }, threads_, start);
-#pragma omp parallel num_threads(threads_)
-    {
-      std::vector<uint64_t> local(size_t{1} << shift);
-#pragma omp for schedule(dynamic, 4)
-      for (uint64_t g = 0; g < groups; ++g) {
-        const uint64_t begin = start[g], end = start[g + 1];
-        const uint32_t base = static_cast<uint32_t>(g << shift);
-        std::fill(local.begin(), local.end(), 0);
-        for (uint64_t i = begin; i < end; ++i) ++local[scratch[i].source - base];
-        uint64_t at = begin;
-        for (uint64_t& slot : local) {
-          const uint64_t n = slot;
-          slot = at;
-          at += n;
-        }
-        for (uint64_t i = begin; i < end; ++i)
-          edges[local[scratch[i].source - base]++] = scratch[i];
-        // local[k] now ends source base + k's run: sort each run by target.
-        uint64_t run_begin = begin;
-        for (uint64_t run_end : local) {
-          if (run_end - run_begin > 16) {
-            std::sort(edges.begin() + run_begin, edges.begin() + run_end);
-          } else {
-            for (uint64_t i = run_begin + 1; i < run_end; ++i) {  // short runs: insertion sort
-              const Record r = edges[i];
-              uint64_t j = i;
-              for (; j > run_begin && r < edges[j - 1]; --j) edges[j] = edges[j - 1];
-              edges[j] = r;
-            }
-          }
-          run_begin = run_end;
-        }
-      }
-    }
-  }
-
-  // Writes shard p from its sorted edges. Runs are streamed out, never held as a whole: a
-  // shard can have as many runs as edges.
+  // Writes shard p from its sorted edges and adds its runs to the out-degrees. Runs are
+  // streamed out, never held as a whole: a shard can have as many runs as edges.
+  template <class Record>
   void WriteShard(uint32_t p, const HugeArray<Record>& edges) {
     const uint32_t p_count = report_.plan.num_intervals();
     uint64_t num_runs = 0;
@@ -615,6 +380,7 @@ class Sharder {
       uint64_t end = i + 1;
       while (end < edges.size() && edges[end].source == source) ++end;
       runs.push_back(SourceRun{source, static_cast<uint32_t>(end - i)});
+      out_degree_[source] += static_cast<uint32_t>(end - i);
       ++run_index;
       if (runs.size() == runs.capacity()) {
         adj.Write(runs.data(), runs.size() * sizeof(SourceRun));
@@ -640,11 +406,7 @@ class Sharder {
     AddFile(adj_name, adj_size, adj.Finish());
     const std::string val_name = ShardFileName(p, ".val");
     HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kValues);
-    write_column(val, [](const Record& r) {
-      uint32_t bits;
-      std::memcpy(&bits, &r.weight, 4);
-      return bits;
-    });
+    write_column(val, [](const Record& r) { return r.weight_bits(); });
     AddFile(val_name, ShardAlignUp(val.position()), val.Finish());
   }
 
@@ -668,16 +430,18 @@ class Sharder {
   int threads_;
   std::string tmp_;
   ShardReport report_;
-  bool weighted_ = false;
   uint64_t num_vertices_ = 0;
   uint64_t input_edges_ = 0;  // edges read from the input
   uint64_t num_edges_ = 0;    // edges sharded: input_edges_, or more when symmetrized
+  // Pass 1's counters: summed out- and in-degrees of the units (ids >> unit_shift_), and each
+  // thread's counts of the block at hand (units, then buckets).
+  int unit_shift_ = 0;
+  std::vector<uint64_t> unit_out_, unit_in_;
+  std::vector<uint32_t> thread_units_;
+  std::vector<uint64_t> bucket_counts_;
+  std::vector<uint64_t> interval_edges_;  // in-edges of each interval
   HugeArray<uint32_t> out_degree_, in_degree_;
-  HugeArray<uint32_t> interval_of_;
-  HugeArray<Record> edges_, scratch_;  // pass 3's bucket and sort buffers
-  std::unique_ptr<IoBackend> io_;      // writes the shard set's files
-  std::unique_ptr<RecordFile> copy_;
-  std::vector<std::unique_ptr<RecordFile>> buckets_;
+  std::unique_ptr<IoBackend> io_;  // writes the shard set's files
   std::vector<WindowEntry> windows_;
   std::vector<ManifestFile> files_;
 };

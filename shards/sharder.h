@@ -1,10 +1,12 @@
 // The sharder: a graph file of any size → a shard set (shard_layout.h) within --memory.
 //
-// Pass 1 streams the input through the block API and counts out- and in-degrees; the
-// interval plan follows from them and the budget (intervals.h). Pass 2 streams the input
-// again and appends every edge to the bucket file of its target's interval. Pass 3 loads one
-// bucket at a time, sorts it by (source, target, weight) in parallel, and writes the shard's
-// adjacency and value files and its part of the window index. Only then the manifest.
+// Pass 1 streams the input once through the block API. Each block's edges go, grouped by
+// target, to one temporary bucket file (bucket_log.h), and their ends are counted in 65,536
+// units of consecutive ids. The interval plan follows from the units' degree sums and the
+// budget (intervals.h; cuts on unit boundaries, or per vertex from exact degrees when one unit
+// alone is over the budget). Pass 2 gathers one interval's edges at a time from the bucket
+// file, sorts them by (source, target, weight) in parallel, and writes the shard's adjacency
+// and value files, its part of the window index and its exact degrees. Only then the manifest.
 //
 // Everything is written into a temporary sibling directory (DIR.tmp-XXXXXX), every file is
 // fsynced, the manifest is written last, and the directory is renamed into place (an older
@@ -55,9 +57,8 @@ struct ShardReport {
   std::string io_backend;      // "io_uring" or "pread"
   IoCounters io_counters;      // bytes the backend wrote, per file kind
   double seconds = 0;
-  double count_seconds = 0;   // pass 1: read, count degrees (and plan)
-  double bucket_seconds = 0;  // pass 2: read again, write bucket files
-  double write_seconds = 0;   // pass 3: sort buckets, write shard files and manifest
+  double read_seconds = 0;   // pass 1: read the input, write the bucket file, count
+  double write_seconds = 0;  // plan, pass 2: gather, sort, write the shard files
 };
 
 // Shards `input` unless a valid set built from it with the same choices already exists.

@@ -55,8 +55,8 @@ int RunShard(const std::vector<std::string>& args) {
       static_cast<unsigned long long>(m.num_edges), m.choices.symmetrize ? " (symmetrized)" : "",
       m.num_intervals(), HumanBytes(static_cast<double>(report.bytes_written)).c_str(),
       report.io_backend.c_str(), report.seconds);
-  std::printf("passes: read+count %.2f s, bucket %.2f s, sort+write %.2f s\n", report.count_seconds,
-              report.bucket_seconds, report.write_seconds);
+  std::printf("passes: read+bucket %.2f s, sort+write %.2f s\n", report.read_seconds,
+              report.write_seconds);
   return 0;
 }
 

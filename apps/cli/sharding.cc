@@ -14,7 +14,7 @@ void ApplyInputOptions(const GraphInputOptions& input, ShardOptions& shard) {
 }
 
 ShardReport ShardWithProgress(const std::string& input, ShardOptions shard) {
-  ProgressBar bar({"reading, counting", "bucketing", "sorting, writing"}, "edges");
+  ProgressBar bar({"reading, bucketing", "sorting, writing"}, "edges");
   shard.log = [&](const std::string& line) {
     bar.Finish();
     std::printf("%s\n", line.c_str());

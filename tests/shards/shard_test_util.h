@@ -124,8 +124,8 @@ inline const OracleGraph& DatasetOracle(const std::string& path) {
 
 constexpr uint64_t kReserve = uint64_t{64} << 20;  // the engine's fixed reserve
 // What stays resident per vertex while the sharder plans and buckets (docs/shards.md): the
-// out- and in-degree arrays and the vertex -> interval table, 4 B each.
-constexpr uint64_t kResidentBytesPerVertex = 12;
+// out- and in-degree arrays, 4 B each.
+constexpr uint64_t kResidentBytesPerVertex = 8;
 
 // Bytes per in-edge, out-edge and vertex: 16, 12 and 16 unless a program plans with others.
 struct CostFactors {

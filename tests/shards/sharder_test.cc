@@ -875,5 +875,58 @@ TEST(ShardGraphTest, LargestVertexExactlyFillingTheBudgetIsAccepted) {
   CheckShardSet(dir.File("set"), in.oracle, usable);
 }
 
+// The sharder plans on blocks of consecutive ids (units) and falls back to exact per-vertex
+// degrees when one unit alone is over the budget. Here ids 0..131071 make units of two ids,
+// and a hub at id 0 fills the budget by itself: its unit, with id 1, does not fit.
+TEST(ShardGraphTest, HubFillingTheBudgetNextToAnotherVertexIsPlannedPerVertex) {
+  testing::TempDir dir;
+  std::vector<testing::WeightedEdge> edges;
+  std::string text;
+  for (uint32_t u = 2; u < 50000; ++u) {
+    edges.push_back({u, 0, 1});
+    text += std::to_string(u) + " 0\n";
+  }
+  edges.push_back({131071, 1, 1});
+  text += "131071 1\n";
+  const Input in =
+      Written(dir.path().string(), "hub.el", text, testing::MakeOracle(131072, false, edges));
+  const uint64_t usable = CostsOf(in.oracle).max_vertex;
+  ShardOptions o = OptionsFor(in, usable, dir.File("set"));
+  std::vector<std::string> log;
+  o.log = [&](const std::string& line) { log.push_back(line); };
+  ShardGraph(in.path, o);
+  CheckShardSet(dir.File("set"), in.oracle, usable);
+  bool exact = false;
+  for (const std::string& line : log) exact |= line.find("exact degrees") != std::string::npos;
+  EXPECT_TRUE(exact) << "the plan did not fall back to exact degrees";
+}
+
+// Ids far larger than the first blocks' arrive later: the sharder coarsens its units and
+// buckets on the way, and every edge still lands in its shard.
+TEST(ShardGraphTest, IdsGrowingAfterTheFirstBlocksAreShardedRight) {
+  testing::TempDir dir;
+  std::vector<testing::WeightedEdge> edges;
+  uint64_t state = 12345;
+  auto next = [&state](uint32_t below) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>((state >> 33) % below);
+  };
+  for (int i = 0; i < 500000; ++i) {  // blocks here are about 350,000 edges
+    const uint32_t range = i < 400000 ? 60000 : 3000000;
+    edges.push_back({next(range), next(range), 1});
+  }
+  edges.push_back({2999999, 0, 1});
+  std::string text;
+  for (const auto& e : edges)
+    text += std::to_string(e.source) + " " + std::to_string(e.target) + "\n";
+  const Input in =
+      Written(dir.path().string(), "growing.el", text, testing::MakeOracle(3000000, false, edges));
+  const uint64_t usable = UsableFor(in.oracle, Budget::kMany);
+  ShardGraph(in.path, OptionsFor(in, usable, dir.File("set")));
+  ShardSetSummary summary;
+  CheckShardSet(dir.File("set"), in.oracle, usable, &summary);
+  EXPECT_GT(summary.num_intervals, 1u);
+}
+
 }  // namespace
 }  // namespace needle
