@@ -10,8 +10,6 @@
 namespace needle {
 namespace {
 
-constexpr uint64_t kStagingBytes = uint64_t{4} << 20;
-
 uint32_t TargetAt(const std::byte* record) {
   uint32_t target;
   std::memcpy(&target, record, 4);
@@ -20,18 +18,21 @@ uint32_t TargetAt(const std::byte* record) {
 
 }  // namespace
 
-BucketLog::BucketLog(IoBackend& io, std::string path, size_t record_bytes, uint64_t block_records)
+BucketLog::BucketLog(IoBackend& io, std::string path, size_t record_bytes, uint64_t block_records,
+                     uint64_t staging_bytes)
     : io_(io), path_(std::move(path)), record_bytes_(record_bytes) {
-  file_ = io_.Open(path_, FileKind::kOther, /*writable=*/true, /*create=*/true);
-  for (auto& b : buffers_) b.Resize(block_records * record_bytes);
-  staging_.Resize(kStagingBytes / record_bytes * record_bytes);
+  file_ = io_.Open(path_, FileKind::kOther, /*writable=*/true, /*create=*/true,
+                   IoBackend::Caching::kDirect);
+  for (auto& b : buffers_) b.Resize(AlignUp(block_records * record_bytes));
+  for (auto& s : staging_)
+    s.Resize(AlignUp(std::max<uint64_t>(staging_bytes, 4 * kDirectAlignment)));
 }
 
 BucketLog::~BucketLog() {
   for (IoBackend::Ticket t : tickets_) {
     try {
       io_.Wait(t);
-    } catch (const Error&) {  // the error was (or will not be) reported by Finish()
+    } catch (const Error&) {  // reported by Finish(), or moot: the run is failing already
     }
   }
   file_.Close();
@@ -46,11 +47,13 @@ std::byte* BucketLog::NextBuffer() {
 
 void BucketLog::Append(int shift, std::vector<uint64_t> starts) {
   const uint64_t count = starts.back();
-  IoRequest write{&file_, records_ * record_bytes_, buffers_[next_].data(), count * record_bytes_,
-                  /*write=*/true};
+  // Whole 4 KiB units (the tail of the last one is never read as records).
+  const uint64_t bytes = AlignUp(count * record_bytes_);
+  IoRequest write{&file_, size_, buffers_[next_].data(), bytes, /*write=*/true};
   tickets_[next_] = io_.Submit({&write, 1});
-  blocks_.push_back(Block{records_, shift, std::move(starts)});
+  blocks_.push_back(Block{size_, shift, std::move(starts)});
   records_ += count;
+  size_ += bytes;
   next_ ^= 1;
 }
 
@@ -61,72 +64,95 @@ void BucketLog::Finish() {
   }
 }
 
-void BucketLog::ReadRecords(uint64_t first, uint64_t count, std::byte* out) {
-  IoRequest read{&file_, first * record_bytes_, out, count * record_bytes_, /*write=*/false};
-  io_.Run({&read, 1});
+void BucketLog::Read(std::span<const Stretch> stretches,
+                     const std::function<void(const std::byte*, uint64_t, bool)>& f) {
+  // Pieces of at most a staging buffer, aligned reads around whole records.
+  struct Piece {
+    uint64_t offset, length;  // the aligned read
+    uint64_t skip, count;     // where the records start in it, how many
+    bool whole;
+  };
+  const uint64_t per_piece = (staging_[0].size() - 2 * kDirectAlignment) / record_bytes_;
+  std::vector<Piece> pieces;
+  for (const Stretch& s : stretches) {
+    for (uint64_t done = 0; done < s.count; done += per_piece) {
+      const uint64_t n = std::min(per_piece, s.count - done);
+      const uint64_t begin = s.offset + done * record_bytes_;
+      const uint64_t end = begin + n * record_bytes_;
+      pieces.push_back(Piece{AlignDown(begin), AlignUp(end) - AlignDown(begin),
+                             begin - AlignDown(begin), n, s.whole});
+    }
+  }
+  IoBackend::Ticket tickets[2] = {0, 0};
+  auto submit = [&](size_t i) {
+    const Piece& p = pieces[i];
+    IoRequest read{&file_, p.offset, staging_[i % 2].data(), p.length, /*write=*/false};
+    tickets[i % 2] = io_.Submit({&read, 1});
+  };
+  try {
+    for (size_t i = 0; i < std::min<size_t>(2, pieces.size()); ++i) submit(i);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      io_.Wait(tickets[i % 2]);
+      tickets[i % 2] = 0;
+      const Piece& p = pieces[i];
+      f(staging_[i % 2].data() + p.skip, p.count, p.whole);
+      if (i + 2 < pieces.size()) submit(i + 2);
+    }
+  } catch (...) {
+    for (IoBackend::Ticket t : tickets) {  // no read may land in staging after this returns
+      try {
+        io_.Wait(t);
+      } catch (const Error&) {
+      }
+    }
+    throw;
+  }
 }
 
-uint64_t BucketLog::Filter(uint64_t first, uint64_t count, uint64_t lo, uint64_t hi, std::byte* out,
-                           uint64_t at, uint64_t capacity) {
-  const uint64_t piece = staging_records();
-  for (uint64_t done = 0; done < count; done += piece) {
-    const uint64_t n = std::min(piece, count - done);
-    ReadRecords(first + done, n, staging_.data());
-    for (uint64_t i = 0; i < n; ++i) {
-      const std::byte* r = staging_.data() + i * record_bytes_;
+void BucketLog::ForEach(const std::function<void(const std::byte*, uint64_t)>& f) {
+  std::vector<Stretch> stretches;
+  for (const Block& b : blocks_) stretches.push_back(Stretch{b.offset, b.starts.back(), true});
+  Read(stretches, [&](const std::byte* records, uint64_t count, bool) { f(records, count); });
+}
+
+uint64_t BucketLog::Gather(uint64_t lo, uint64_t hi, std::byte* out, uint64_t capacity) {
+  if (lo >= hi) return 0;
+  std::vector<Stretch> stretches;
+  for (const Block& b : blocks_) {
+    const uint64_t buckets = b.starts.size() - 1;
+    const uint64_t a = lo >> b.shift;
+    if (a >= buckets) continue;
+    const uint64_t z = std::min((hi - 1) >> b.shift, buckets - 1);
+    auto stretch = [&](uint64_t first_bucket, uint64_t end_bucket, bool whole) {
+      const uint64_t first = b.starts[first_bucket], end = b.starts[end_bucket];
+      if (end > first)
+        stretches.push_back(Stretch{b.offset + first * record_bytes_, end - first, whole});
+    };
+    // Buckets [whole_lo, whole_hi) lie wholly inside [lo, hi); only a and z can be cut.
+    const uint64_t whole_lo = (a << b.shift) >= lo ? a : a + 1;
+    const uint64_t whole_hi = ((z + 1) << b.shift) <= hi ? z + 1 : z;
+    if (whole_lo < whole_hi) stretch(whole_lo, whole_hi, true);
+    if (a < whole_lo || a >= whole_hi) stretch(a, a + 1, false);
+    if (z != a && (z < whole_lo || z >= whole_hi)) stretch(z, z + 1, false);
+  }
+  uint64_t at = 0;
+  Read(stretches, [&](const std::byte* records, uint64_t count, bool whole) {
+    if (whole) {
+      if (count > capacity - at)
+        throw Error(path_, "holds more edges for an interval than counted");
+      std::memcpy(out + at * record_bytes_, records, count * record_bytes_);
+      at += count;
+      return;
+    }
+    for (uint64_t i = 0; i < count; ++i) {
+      const std::byte* r = records + i * record_bytes_;
       const uint32_t target = TargetAt(r);
       if (target < lo || target >= hi) continue;
       if (at == capacity) throw Error(path_, "holds more edges for an interval than counted");
       std::memcpy(out + at * record_bytes_, r, record_bytes_);
       ++at;
     }
-  }
-  return at;
-}
-
-uint64_t BucketLog::Gather(uint64_t lo, uint64_t hi, std::byte* out, uint64_t capacity) {
-  if (lo >= hi) return 0;
-  struct Stretch {
-    uint64_t first, count;
-  };
-  std::vector<IoRequest> direct;
-  std::vector<Stretch> cut;  // buckets that [lo, hi) cuts: filtered
-  uint64_t at = 0;
-  for (const Block& b : blocks_) {
-    const uint64_t buckets = b.starts.size() - 1;
-    const uint64_t a = lo >> b.shift;
-    if (a >= buckets) continue;
-    const uint64_t z = std::min((hi - 1) >> b.shift, buckets - 1);
-    // Buckets [whole_lo, whole_hi) lie wholly inside [lo, hi); only a and z can be cut.
-    const uint64_t whole_lo = (a << b.shift) >= lo ? a : a + 1;
-    const uint64_t whole_hi = ((z + 1) << b.shift) <= hi ? z + 1 : z;
-    if (whole_lo < whole_hi) {
-      const uint64_t first = b.first + b.starts[whole_lo];
-      const uint64_t count = b.starts[whole_hi] - b.starts[whole_lo];
-      if (at + count > capacity)
-        throw Error(path_, "holds more edges for an interval than counted");
-      direct.push_back(IoRequest{&file_, first * record_bytes_, out + at * record_bytes_,
-                                 count * record_bytes_, /*write=*/false});
-      at += count;
-    }
-    auto cut_bucket = [&](uint64_t k) {
-      if (k >= whole_lo && k < whole_hi) return;
-      cut.push_back(Stretch{b.first + b.starts[k], b.starts[k + 1] - b.starts[k]});
-    };
-    cut_bucket(a);
-    if (z != a) cut_bucket(z);
-  }
-  const IoBackend::Ticket ticket = io_.Submit(direct);
-  try {
-    for (const Stretch& s : cut) at = Filter(s.first, s.count, lo, hi, out, at, capacity);
-  } catch (...) {
-    try {
-      io_.Wait(ticket);  // no read may land in `out` after this returns
-    } catch (const Error&) {
-    }
-    throw;
-  }
-  io_.Wait(ticket);
+  });
   return at;
 }
 

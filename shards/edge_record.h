@@ -42,9 +42,13 @@ struct WeightedRecord {
 static_assert(sizeof(WeightedRecord) == 12);
 
 template <class Record>
-bool RecordLess(const Record& a, const Record& b) {
-  if (a.key() != b.key()) return a.key() < b.key();
-  return a.weight_bits() < b.weight_bits();
+inline bool RecordLess(const Record& a, const Record& b) {
+  if constexpr (!Record::kWeighted) {
+    return a.key() < b.key();
+  } else {
+    if (a.key() != b.key()) return a.key() < b.key();
+    return a.weight_bits() < b.weight_bits();
+  }
 }
 
 }  // namespace needle

@@ -60,6 +60,7 @@ void SortBySource(HugeArray<Record>& edges, HugeArray<Record>& scratch, uint64_t
   while ((uint64_t{1} << bits) < num_vertices) ++bits;
   const int shift = std::clamp(bits - 10, 0, 16);
   const uint64_t groups = (num_vertices >> shift) + 1;
+  auto less = [](const Record& a, const Record& b) { return RecordLess(a, b); };
   std::vector<uint64_t> start;
   StablePartition(
       edges.data(), scratch.data(), e, groups,
@@ -84,12 +85,12 @@ void SortBySource(HugeArray<Record>& edges, HugeArray<Record>& scratch, uint64_t
       uint64_t run_begin = begin;
       for (uint64_t run_end : local) {
         if (run_end - run_begin > 16) {
-          std::sort(edges.begin() + run_begin, edges.begin() + run_end, RecordLess<Record>);
+          std::sort(edges.begin() + run_begin, edges.begin() + run_end, less);
         } else {
           for (uint64_t i = run_begin + 1; i < run_end; ++i) {
             const Record r = edges[i];
             uint64_t j = i;
-            for (; j > run_begin && RecordLess(r, edges[j - 1]); --j) edges[j] = edges[j - 1];
+            for (; j > run_begin && less(r, edges[j - 1]); --j) edges[j] = edges[j - 1];
             edges[j] = r;
           }
         }

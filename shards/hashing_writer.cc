@@ -13,13 +13,20 @@
 
 namespace needle {
 
-HashingWriter::HashingWriter(IoBackend& backend, std::string path, FileKind kind)
-    : backend_(backend), path_(std::move(path)), state_(XXH3_createState()) {
+WriteBuffers::WriteBuffers() {
+  for (auto& slot : slots) slot.Resize(kBytes);
+}
+
+HashingWriter::HashingWriter(IoBackend& backend, std::string path, FileKind kind,
+                             WriteBuffers* buffers)
+    : backend_(backend),
+      path_(std::move(path)),
+      own_buffers_(buffers == nullptr ? std::make_unique<WriteBuffers>() : nullptr),
+      buffers_(buffers == nullptr ? own_buffers_->slots : buffers->slots),
+      state_(XXH3_createState()) {
   if (state_ == nullptr) throw std::bad_alloc();
   XXH3_64bits_reset(state_);
   file_ = backend_.Open(path_, kind, /*writable=*/true, /*create=*/true);
-  buffers_[0].Resize(kBufferBytes);
-  buffers_[1].Resize(kBufferBytes);
 }
 
 HashingWriter::~HashingWriter() {

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "loaders/huge_array.h"
@@ -17,12 +18,22 @@
 
 namespace needle {
 
+// The two buffers a writer alternates between. A caller writing many files one after another
+// lends the same pair to each writer, so that no file costs fresh pages.
+struct WriteBuffers {
+  static constexpr size_t kBytes = size_t{4} << 20;
+  WriteBuffers();
+  HugeArray<std::byte> slots[2];  // mmap-backed: page-aligned (O_DIRECT)
+};
+
 class HashingWriter {
  public:
-  static constexpr size_t kBufferBytes = size_t{4} << 20;
+  static constexpr size_t kBufferBytes = WriteBuffers::kBytes;
 
-  // Creates (truncates) `path`. The backend must outlive the writer. Throws Error.
-  HashingWriter(IoBackend& backend, std::string path, FileKind kind);
+  // Creates (truncates) `path`. The backend (and `buffers`, if given: else the writer has its
+  // own) must outlive the writer, and `buffers` serve one writer at a time. Throws Error.
+  HashingWriter(IoBackend& backend, std::string path, FileKind kind,
+                WriteBuffers* buffers = nullptr);
   ~HashingWriter();  // waits for writes in flight
   HashingWriter(const HashingWriter&) = delete;
   HashingWriter& operator=(const HashingWriter&) = delete;
@@ -40,7 +51,8 @@ class HashingWriter {
   IoBackend& backend_;
   std::string path_;
   IoFile file_;
-  HugeArray<std::byte> buffers_[2];  // mmap-backed: page-aligned (O_DIRECT), freed to the OS
+  std::unique_ptr<WriteBuffers> own_buffers_;
+  HugeArray<std::byte>* buffers_;
   IoBackend::Ticket tickets_[2] = {0, 0};
   bool pending_[2] = {false, false};
   int current_ = 0;

@@ -122,7 +122,8 @@ std::unique_ptr<IoBackend> IoBackend::Create(const IoOptions& requested, std::st
   return MakePreadBackend(options);
 }
 
-IoFile IoBackend::Open(const std::string& path, FileKind kind, bool writable, bool create) {
+IoFile IoBackend::Open(const std::string& path, FileKind kind, bool writable, bool create,
+                       Caching caching) {
   writable = writable || create;
   int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
   if (create) flags |= O_CREAT | O_TRUNC;
@@ -131,7 +132,9 @@ IoFile IoBackend::Open(const std::string& path, FileKind kind, bool writable, bo
   file.kind_ = kind;
   file.writable_ = writable;
   int fd = -1;
-  if (options_.direct) {
+  const bool direct =
+      caching == Caching::kAsOptions ? options_.direct : caching == Caching::kDirect;
+  if (direct) {
     // The probe: file systems without direct I/O (and proc, sysfs, older tmpfs) say EINVAL.
     fd = ::open(path.c_str(), flags | O_DIRECT, 0644);
     if (fd >= 0) {

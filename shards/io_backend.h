@@ -134,7 +134,11 @@ class IoBackend {
   // Opens `path`. With options.direct, O_DIRECT is probed and used where the file system
   // accepts it (else the file is opened buffered, and direct() says so). `create` truncates
   // or creates the file for writing (and implies `writable`). Throws Error.
-  IoFile Open(const std::string& path, FileKind kind, bool writable, bool create = false);
+  // `caching` overrides options.direct for this file (kDirect still falls back to buffered
+  // where the file system refuses O_DIRECT).
+  enum class Caching { kAsOptions, kBuffered, kDirect };
+  IoFile Open(const std::string& path, FileKind kind, bool writable, bool create = false,
+              Caching caching = Caching::kAsOptions);
 
   // Checks every request (CheckRequest) before starting any, so a rejected batch starts
   // nothing. Throws Error.

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -83,8 +84,10 @@ class Sharder {
       *seconds = std::chrono::duration<double>(now - lap).count();
       lap = now;
     };
+    // Reads of the bucket file go through two staging buffers of 1/64 of the budget each.
     BucketLog log(*io_, tmp_ + "/buckets.bin", sizeof(Record),
-                  BlockEdges(reader.weighted()) * (options_.symmetrize ? 2 : 1));
+                  BlockEdges(reader.weighted()) * (options_.symmetrize ? 2 : 1),
+                  std::clamp<uint64_t>(Usable() / 64, 16 << 10, 4 << 20));
     ReadAndBucket<Record>(reader, log);
     phase_done(&report_.read_seconds);
     PlanFromUnits<Record>(log);
@@ -361,7 +364,7 @@ class Sharder {
     h.runs_pos = kShardAlignment;
     h.targets_pos = ShardAlignUp(h.runs_pos + num_runs * sizeof(SourceRun));
     const std::string adj_name = ShardFileName(p, ".adj");
-    HashingWriter adj(*io_, tmp_ + "/" + adj_name, FileKind::kAdjacency);
+    HashingWriter adj(*io_, tmp_ + "/" + adj_name, FileKind::kAdjacency, &write_buffers_);
     adj.Write(&h, sizeof(h));
     adj.PadTo(kShardAlignment);
     // Runs, and the windows: the first run (and edge) of shard p whose source lies in q.
@@ -392,20 +395,19 @@ class Sharder {
     close_windows_below(UINT64_MAX, edges.size());
     windows[p_count] = WindowEntry{num_runs, edges.size()};
     adj.PadTo(kShardAlignment);
-    std::vector<uint32_t> column;
-    column.reserve(std::min<uint64_t>(edges.size(), 1 << 20));
     auto write_column = [&](HashingWriter& w, auto get) {
-      for (uint64_t i = 0; i < edges.size();) {
-        column.clear();
-        for (; i < edges.size() && column.size() < (1u << 20); ++i) column.push_back(get(edges[i]));
-        w.Write(column.data(), column.size() * sizeof(uint32_t));
+      const uint64_t piece = column_.size();
+      for (uint64_t i = 0; i < edges.size(); i += piece) {
+        const uint64_t n = std::min(piece, edges.size() - i);
+        for (uint64_t j = 0; j < n; ++j) column_[j] = get(edges[i + j]);
+        w.Write(column_.data(), n * sizeof(uint32_t));
       }
     };
     write_column(adj, [](const Record& r) { return r.target; });
     const uint64_t adj_size = adj.position();
     AddFile(adj_name, adj_size, adj.Finish());
     const std::string val_name = ShardFileName(p, ".val");
-    HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kValues);
+    HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kValues, &write_buffers_);
     write_column(val, [](const Record& r) { return r.weight_bits(); });
     AddFile(val_name, ShardAlignUp(val.position()), val.Finish());
   }
@@ -441,7 +443,9 @@ class Sharder {
   std::vector<uint64_t> bucket_counts_;
   std::vector<uint64_t> interval_edges_;  // in-edges of each interval
   HugeArray<uint32_t> out_degree_, in_degree_;
-  std::unique_ptr<IoBackend> io_;  // writes the shard set's files
+  std::unique_ptr<IoBackend> io_;         // writes the shard set's files
+  WriteBuffers write_buffers_;            // lent to each file's writer in turn
+  std::array<uint32_t, 1 << 16> column_;  // a piece of a shard's targets or values
   std::vector<WindowEntry> windows_;
   std::vector<ManifestFile> files_;
 };

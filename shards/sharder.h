@@ -40,7 +40,9 @@ struct ShardOptions {
   IntervalCosts costs;      // per-edge and per-vertex bytes the intervals are planned with
   bool force = false;       // rebuild even when a matching set exists
   int threads = 0;          // 0: OpenMP default
-  IoOptions io;             // backend (and O_DIRECT) for writing the shard files
+  // Backend for writing the shard files, O_DIRECT by default where the file system allows it:
+  // they are written once and fsynced, so the page cache would only add a copy of each byte.
+  IoOptions io{.direct = true};
   // Progress and messages (reuse decisions, the interval rule); may be empty.
   std::function<void(const std::string&)> log;
   // Progress callback: phase (1..3), units done, units total. May be empty.

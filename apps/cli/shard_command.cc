@@ -29,8 +29,9 @@ int RunShard(const std::vector<std::string>& args) {
   add("force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
   add("io", po::value(&io)->default_value("auto"),
       "I/O backend for the shard files: auto, uring, pread");
-  add("direct", po::bool_switch(&shard.io.direct),
-      "write the shard files with O_DIRECT where allowed");
+  bool buffered = false;
+  add("buffered", po::bool_switch(&buffered),
+      "write the shard files through the page cache (default: O_DIRECT where allowed)");
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;
   positional.add("input", 1);
@@ -41,6 +42,7 @@ int RunShard(const std::vector<std::string>& args) {
   }
   ApplyInputOptions(input_options, shard);
   shard.memory_bytes = ParseMemorySize(memory);
+  shard.io.direct = !buffered;
   try {
     shard.io.kind = ParseIoKind(io);
   } catch (const std::invalid_argument& e) {
