@@ -46,55 +46,54 @@ void StablePartition(const T* in, T* out, uint64_t count, uint64_t keys, Key key
   }
 }
 
-// Sorts edges (sources below num_vertices) by RecordLess, using scratch (as large) as the
-// other buffer, in linear time: a parallel counting pass groups the records by the high bits
-// of the source (≤ 1024 groups: the scatter stays cache-friendly), then each group is
-// counting-sorted by its exact source, and each source's run is sorted by target (insertion
-// sort for the many short runs).
+// Sorts the edges of one interval — targets in [lo, hi), sources below num_vertices — by
+// RecordLess, using scratch (as large) as the other buffer: a least-significant-digit radix
+// sort of the key (source, target - lo), in as few passes of at most 11 bits as its width
+// needs (4 passes of 10 bits for 4 M vertices and 25 intervals), each a stable parallel
+// counting partition; then, for weighted records, parallel edges are ordered by weight bits.
+// Linear time and independent of the thread count. The arrays may be swapped.
 template <class Record>
-void SortBySource(HugeArray<Record>& edges, HugeArray<Record>& scratch, uint64_t num_vertices,
-                  int threads) {
+void SortInterval(HugeArray<Record>& edges, HugeArray<Record>& scratch, uint64_t num_vertices,
+                  uint64_t lo, uint64_t hi, int threads) {
   const uint64_t e = edges.size();
   if (e < 2) return;
-  int bits = 0;
-  while ((uint64_t{1} << bits) < num_vertices) ++bits;
-  const int shift = std::clamp(bits - 10, 0, 16);
-  const uint64_t groups = (num_vertices >> shift) + 1;
-  auto less = [](const Record& a, const Record& b) { return RecordLess(a, b); };
-  std::vector<uint64_t> start;
-  StablePartition(
-      edges.data(), scratch.data(), e, groups,
-      [shift](const Record& r) { return r.source >> shift; }, threads, start);
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<uint64_t> local(size_t{1} << shift);
-#pragma omp for schedule(dynamic, 4)
-    for (uint64_t g = 0; g < groups; ++g) {
-      const uint64_t begin = start[g], end = start[g + 1];
-      const uint32_t base = static_cast<uint32_t>(g << shift);
-      std::fill(local.begin(), local.end(), 0);
-      for (uint64_t i = begin; i < end; ++i) ++local[scratch[i].source - base];
-      uint64_t at = begin;
-      for (uint64_t& slot : local) {
-        const uint64_t n = slot;
-        slot = at;
-        at += n;
-      }
-      for (uint64_t i = begin; i < end; ++i) edges[local[scratch[i].source - base]++] = scratch[i];
-      // local[k] now ends source base + k's run: sort each run by target.
-      uint64_t run_begin = begin;
-      for (uint64_t run_end : local) {
-        if (run_end - run_begin > 16) {
-          std::sort(edges.begin() + run_begin, edges.begin() + run_end, less);
-        } else {
-          for (uint64_t i = run_begin + 1; i < run_end; ++i) {
-            const Record r = edges[i];
-            uint64_t j = i;
-            for (; j > run_begin && less(r, edges[j - 1]); --j) edges[j] = edges[j - 1];
-            edges[j] = r;
-          }
-        }
-        run_begin = run_end;
+  auto bits_for = [](uint64_t n) {  // bits of the largest value below n
+    int b = 0;
+    while (b < 64 && (n - 1) >> b != 0) ++b;
+    return b;
+  };
+  const int target_bits = bits_for(hi - lo);
+  const int total = bits_for(num_vertices) + target_bits;
+  const int passes = std::max(1, (total + 10) / 11);
+  const int digit = (total + passes - 1) / passes;
+  const uint64_t mask = (uint64_t{1} << digit) - 1;
+  std::vector<uint64_t> starts;
+  for (int pass = 0; pass < passes; ++pass) {
+    const int shift = pass * digit;
+    StablePartition(
+        edges.data(), scratch.data(), e, mask + 1,
+        [=](const Record& r) {
+          const uint64_t key = uint64_t{r.source} << target_bits | (r.target - lo);
+          return (key >> shift) & mask;
+        },
+        threads, starts);
+    std::swap(edges, scratch);
+  }
+  if constexpr (Record::kWeighted) {
+    // Runs of parallel edges (equal key) by weight bits: insertion sort, they are short.
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (uint64_t chunk = 0; chunk < 64; ++chunk) {
+      uint64_t begin = e * chunk / 64;
+      const uint64_t end = e * (chunk + 1) / 64;
+      // Start at a run boundary; the chunk before owns a run that crosses into this one.
+      while (begin > 0 && begin < end && edges[begin].key() == edges[begin - 1].key()) ++begin;
+      if (begin >= end) continue;  // all inside a run that an earlier chunk sorts
+      for (uint64_t i = begin; i < e && (i < end || edges[i].key() == edges[i - 1].key()); ++i) {
+        const Record r = edges[i];
+        uint64_t j = i;
+        for (; j > begin && r.key() == edges[j - 1].key() && RecordLess(r, edges[j - 1]); --j)
+          edges[j] = edges[j - 1];
+        edges[j] = r;
       }
     }
   }

@@ -334,7 +334,7 @@ class Sharder {
                                                std::to_string(p) + ", counted " +
                                                std::to_string(e));
       }
-      SortBySource(edges, scratch, num_vertices_, threads_);
+      SortInterval(edges, scratch, num_vertices_, bounds[p], bounds[p + 1], threads_);
       for (uint64_t i = 0; i < e; ++i) ++in_degree_[edges[i].target];
       WriteShard(p, edges);
       done += e;
