@@ -108,6 +108,20 @@ TEST_F(ShardCliTest, DefaultOutputDirectoryIsNextToTheInput) {
   EXPECT_NO_THROW(ShardSet::Open(g + ".shards"));
 }
 
+TEST_F(ShardCliTest, BufferedWritesTheSameSetAsTheDefaultDirectWrites) {
+  testing::OracleGraph oracle;
+  const std::string g = Rmat12(&oracle);
+  const uint64_t memory =
+      testing::MemoryFor(oracle.num_vertices, testing::CostsOf(oracle).total / 4);
+  const std::string common = "shard " + ShellQuote(g) + " --memory " + std::to_string(memory);
+  Result r = Needle(common + " --out " + ShellQuote(File("direct")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = Needle(common + " --buffered --out " + ShellQuote(File("buffered")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(testing::SameFiles(File("direct"), File("buffered")));
+  testing::CheckShardSet(File("buffered"), oracle, 0);
+}
+
 TEST_F(ShardCliTest, InfoDescribesAValidSet) {
   testing::OracleGraph oracle;
   const std::string g = Rmat12(&oracle);
