@@ -2,8 +2,9 @@
 // in the run's WorkDir, `width` bytes per edge in the shard's edge order.
 //
 // With O_DIRECT, each window (the edges of shard p whose source lies in interval q) starts on
-// a 4 KiB boundary and is padded to one, so a window can be rewritten without touching its
-// neighbours. Through the page cache the windows are packed: transfers are exact byte ranges,
+// a boundary of the file system's direct I/O alignment (IoFile::alignment(): 512 B on most
+// disks, 4 KiB at most) and is padded to one, so a window can be rewritten without touching
+// its neighbours. Through the page cache the windows are packed: transfers are exact byte ranges,
 // and the kernel keeps a write of one window apart from a read of the next. The files are
 // created sparse (reading as zero bytes); a window never written carries no messages by its flag,
 // so whatever a read of it returns is either ignored or patched (engine.h).
@@ -21,10 +22,9 @@ namespace needle {
 
 class EdgeValueFiles {
  public:
-  // Creates DIR/edges-PPPP.val for every shard of `set`; `padded`: windows on 4 KiB boundaries
-  // (for O_DIRECT). Throws Error.
-  EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::string& dir, size_t width,
-                 bool padded);
+  // Creates DIR/edges-PPPP.val for every shard of `set` (O_DIRECT when the backend's options
+  // ask for it and the file system allows it: windows are then padded). Throws Error.
+  EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::string& dir, size_t width);
 
   size_t width() const { return width_; }
   // Byte offset of window (shard, interval) in the shard's file; interval = P gives its size.

@@ -60,8 +60,7 @@ class Engine {
     io_ = IoBackend::Create(options_.io, &note);
     if (!note.empty() && options_.log) options_.log(note);
     work_ = std::make_unique<WorkDir>(set.dir());
-    edges_ = std::make_unique<EdgeValueFiles>(*io_, set, work_->path(), sizeof(EdgeValue),
-                                              /*padded=*/options_.io.direct);
+    edges_ = std::make_unique<EdgeValueFiles>(*io_, set, work_->path(), sizeof(EdgeValue));
     shard_io_ =
         std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights, work_->path());
     plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator),

@@ -22,9 +22,10 @@ IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles&
   degrees_ = io.Open(set.DegreesPath(), FileKind::kVertices, false);
 }
 
-IntervalIo::Cover IntervalIo::CoverOf(uint64_t begin, uint64_t end) {
-  const uint64_t first = AlignDown(begin);
-  return Cover{first, end > begin ? AlignUp(end) - first : 0, static_cast<size_t>(begin - first)};
+IntervalIo::Cover IntervalIo::CoverOf(uint64_t begin, uint64_t end, uint64_t unit) {
+  const uint64_t first = AlignDown(begin, unit);
+  return Cover{first, end > begin ? AlignUp(end, unit) - first : 0,
+               static_cast<size_t>(begin - first)};
 }
 
 IntervalIo::BufferSizes IntervalIo::Sizes() const {
@@ -119,7 +120,9 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
     while (end < n && wanted[end]) ++end;
     const uint64_t first = set_->Window(p, r).first_edge, last = set_->Window(p, end).first_edge;
     if (last > first) {
-      const Cover t = CoverOf(first * 4, last * 4);
+      const uint64_t unit =
+          std::max(adjacency_[p].alignment(), use_weights_ ? weights_[p].alignment() : uint32_t{1});
+      const Cover t = CoverOf(first * 4, last * 4, unit);
       requests_.push_back({&adjacency_[p], header.targets_pos + t.offset,
                            data.targets.data() + t.offset, t.length});
       if (use_weights_) {
@@ -150,7 +153,8 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
   for (uint32_t q = 0; q < n; ++q) {
     const ShardFileHeader& h = set_->header(q);
     const Cover c = CoverOf(h.runs_pos + set_->Window(q, p).first_run * sizeof(SourceRun),
-                            h.runs_pos + set_->Window(q, p + 1).first_run * sizeof(SourceRun));
+                            h.runs_pos + set_->Window(q, p + 1).first_run * sizeof(SourceRun),
+                            adjacency_[q].alignment());
     data.runs_at[q] = at + c.skip;
     requests_.push_back({&adjacency_[q], c.offset, data.runs.data() + at, c.length});
     at += c.length;
@@ -163,8 +167,8 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
 void IntervalIo::AddDegreeRequests(uint32_t p, IntervalData& data) {
   const uint64_t begin = set_->interval_begin(p), end = set_->interval_end(p);
   const uint64_t v = set_->manifest().num_vertices;
-  const Cover out = CoverOf(begin * 4, end * 4);
-  const Cover in = CoverOf((v + begin) * 4, (v + end) * 4);
+  const Cover out = CoverOf(begin * 4, end * 4, degrees_.alignment());
+  const Cover in = CoverOf((v + begin) * 4, (v + end) * 4, degrees_.alignment());
   data.out_degrees_at = out.skip;
   data.in_degrees_at = out.length + in.skip;
   requests_.push_back({&degrees_, out.offset, data.degrees.data(), out.length});

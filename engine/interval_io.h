@@ -115,7 +115,8 @@ class IntervalIo {
     uint64_t length;
     size_t skip;  // bytes from the cover's start to the range's start
   };
-  static Cover CoverOf(uint64_t begin, uint64_t end);
+  // The range [begin, end) widened to `unit` (a file's alignment()).
+  static Cover CoverOf(uint64_t begin, uint64_t end, uint64_t unit);
   // Each IntervalData buffer's size: the largest any interval needs of it.
   struct BufferSizes {
     uint64_t targets = 0, values = 0, runs = 0, degrees = 0;

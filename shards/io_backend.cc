@@ -4,6 +4,7 @@
 #include "shards/io_backend.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,25 @@
 namespace needle {
 
 namespace {
+
+// The alignment direct I/O on `fd` needs: the larger of the file system's memory and offset
+// alignments (statx STATX_DIOALIGN), kDirectAlignment when it does not say, raised to
+// `at_least`. 0 when it exceeds kDirectAlignment (no layout here is aligned for that).
+uint32_t DirectAlignment(int fd, unsigned at_least) {
+  uint32_t a = kDirectAlignment;
+#ifdef STATX_DIOALIGN  // Linux 6.1 headers; older systems keep the 4 KiB default
+  struct statx st {};
+  if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st) == 0 && (st.stx_mask & STATX_DIOALIGN) &&
+      st.stx_dio_offset_align != 0) {
+    a = std::max(st.stx_dio_mem_align, st.stx_dio_offset_align);
+  }
+#else
+  (void)fd;
+#endif
+  a = std::max<uint32_t>(a, at_least);
+  if (a > kDirectAlignment || (a & (a - 1)) != 0) return 0;
+  return a;
+}
 
 constexpr unsigned kMaxQueueDepth = 32768;  // IORING_MAX_ENTRIES
 
@@ -105,6 +125,11 @@ std::unique_ptr<IoBackend> IoBackend::Create(const IoOptions& requested, std::st
     throw std::invalid_argument("I/O queue depth must be in 1.." + std::to_string(kMaxQueueDepth) +
                                 ", not " + std::to_string(options.queue_depth));
   }
+  const unsigned a = options.direct_alignment;
+  if (a > kDirectAlignment || (a & (a - 1)) != 0) {
+    throw std::invalid_argument("direct I/O alignment must be 0 or a power of two up to " +
+                                std::to_string(kDirectAlignment) + ", not " + std::to_string(a));
+  }
   if (options.kind == IoKind::kPread) return MakePreadBackend(options);
 
   int setup_errno = 0;
@@ -143,6 +168,15 @@ IoFile IoBackend::Open(const std::string& path, FileKind kind, bool writable, bo
       ThrowSystemError(path, writable ? "cannot open for writing" : "cannot open");
     }
   }
+  if (fd >= 0) {
+    file.alignment_ = DirectAlignment(fd, options_.direct_alignment);
+    if (file.alignment_ == 0) {  // stricter than any layout here allows: read it buffered
+      ::close(fd);
+      fd = -1;
+      file.direct_ = false;
+      file.alignment_ = 1;
+    }
+  }
   if (fd < 0) fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0) ThrowSystemError(path, writable ? "cannot open for writing" : "cannot open");
   file.fd_ = UniqueFd(fd);
@@ -160,10 +194,10 @@ void IoBackend::CheckRequest(const IoRequest& r) {
   if (r.buffer == nullptr) throw Error::AtByte(f.path(), r.offset, "I/O request without a buffer");
   if (f.direct()) {
     const auto address = reinterpret_cast<uintptr_t>(r.buffer);
-    if (address % kDirectAlignment != 0 || r.offset % kDirectAlignment != 0 ||
-        r.length % kDirectAlignment != 0) {
+    const uint32_t a = f.alignment();
+    if (address % a != 0 || r.offset % a != 0 || r.length % a != 0) {
       throw Error::AtByte(f.path(), r.offset,
-                          "direct I/O request not aligned to " + std::to_string(kDirectAlignment) +
+                          "direct I/O request not aligned to " + std::to_string(a) +
                               " bytes (buffer " + Hex(address) + ", offset " +
                               std::to_string(r.offset) + ", length " + std::to_string(r.length) +
                               "); use AlignedBuffer and aligned offsets");
@@ -175,7 +209,7 @@ size_t IoBackend::TransferLength(const IoRequest& r, uint64_t done) const {
   const uint64_t rest = r.length - done;
   uint64_t length = std::min<uint64_t>(rest, kMaxTransfer);
   if (options_.inject_short_io) {
-    const uint64_t unit = r.file->direct() ? kDirectAlignment : 1;
+    const uint64_t unit = r.file->alignment();
     const uint64_t half = rest / 2 / unit * unit;
     length = std::min(length, std::max(half, unit));
   }

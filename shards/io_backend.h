@@ -33,8 +33,9 @@
 //    Submit() or Wait()); after a Wait() they include at least every request of that batch.
 //
 // Files opened with direct I/O (O_DIRECT, where the file system allows it) need requests whose
-// buffer address, offset and length are multiples of kDirectAlignment (use AlignedBuffer);
-// Submit() rejects others. Byte counters per file kind feed the engine's statistics.
+// buffer address, offset and length are multiples of the file's alignment() — at most
+// kDirectAlignment, so AlignedBuffer and 4 KiB-aligned layouts always do; Submit() rejects
+// others. Byte counters per file kind feed the engine's statistics.
 #pragma once
 
 #include <array>
@@ -67,6 +68,10 @@ struct IoOptions {
   unsigned queue_depth = 256;    // io_uring: most requests in the kernel at once (1..32768);
                                  // a PSW turn issues one small write per shard
   bool register_buffers = true;  // io_uring fixed buffers when RLIMIT_MEMLOCK allows
+  // Direct files need buffer addresses, offsets and lengths aligned to what their file system
+  // asks (statx STATX_DIOALIGN: 512 B on most disks; kDirectAlignment when it does not say).
+  // A non-zero value raises that alignment to at least this (a power of two ≤ 4096).
+  unsigned direct_alignment = 0;
   // Fault injection for tests (also settable by NEEDLE_IO_INJECT=setup-fail,short-io):
   bool inject_setup_failure = false;  // io_uring setup fails as if refused (EPERM)
   bool inject_short_io = false;       // every transfer is cut short and must be continued
@@ -87,6 +92,9 @@ class IoFile {
   const std::string& path() const { return path_; }
   FileKind kind() const { return kind_; }
   bool direct() const { return direct_; }  // opened with O_DIRECT
+  // What requests on this file must be aligned to: the direct I/O alignment (a power of two
+  // ≤ kDirectAlignment), or 1 for a buffered file.
+  uint32_t alignment() const { return alignment_; }
   bool writable() const { return writable_; }
   int fd() const { return fd_.get(); }
   uint64_t size() const;  // current size (fstat); throws Error
@@ -99,6 +107,7 @@ class IoFile {
   std::string path_;
   FileKind kind_ = FileKind::kOther;
   bool direct_ = false;
+  uint32_t alignment_ = 1;
   bool writable_ = false;
   UniqueFd fd_;
 };
@@ -215,9 +224,9 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-inline uint64_t AlignDown(uint64_t x) { return x / kDirectAlignment * kDirectAlignment; }
-inline uint64_t AlignUp(uint64_t x) {
-  return (x + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
+inline uint64_t AlignDown(uint64_t x, uint64_t unit = kDirectAlignment) { return x / unit * unit; }
+inline uint64_t AlignUp(uint64_t x, uint64_t unit = kDirectAlignment) {
+  return (x + unit - 1) / unit * unit;
 }
 
 // For cold-cache benchmarks: fsyncs `path` and asks the kernel to drop its cached pages

@@ -146,7 +146,7 @@ void PreadBackend::Transfer(const IoRequest& r) const {
     }
     done += static_cast<uint64_t>(n);
     // On a direct file only the end of the file makes a transfer stop inside a block.
-    if (!r.write && r.file->direct() && done < r.length && done % kDirectAlignment != 0) {
+    if (!r.write && r.file->direct() && done < r.length && done % r.file->alignment() != 0) {
       throw EndOfFileError(r, done);
     }
   }

@@ -243,7 +243,7 @@ void UringBackend::Complete(const io_uring_cqe& cqe) {
   done += static_cast<uint64_t>(res);
   if (done < r.length) {
     // On a direct file only the end of the file makes a transfer stop inside a block.
-    if (!r.write && r.file->direct() && done % kDirectAlignment != 0) {
+    if (!r.write && r.file->direct() && done % r.file->alignment() != 0) {
       Fail(batch, std::make_exception_ptr(EndOfFileError(r, done)));
       --batch->unfinished;
       return;

@@ -58,6 +58,7 @@ struct EngineRun {
   uint64_t memory = 256 * kMiB;
   uint32_t max_iterations = 10000;
   bool direct = false;
+  unsigned direct_alignment = 0;  // IoOptions::direct_alignment: 0 is the file system's
   bool values_in_memory = true;
 };
 
@@ -70,6 +71,7 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.max_iterations = run.max_iterations;
   options.io.kind = run.io;
   options.io.direct = run.direct;
+  options.io.direct_alignment = run.direct_alignment;
   options.values_in_memory = run.values_in_memory;
   if (stats != nullptr)
     options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };

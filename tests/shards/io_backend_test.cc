@@ -579,6 +579,47 @@ TEST_F(IoBackendEnvTest, EnvironmentShortIoAlone) {
   EXPECT_FALSE(io->options().inject_setup_failure);
 }
 
+// A direct file's alignment is the file system's (a power of two up to 4 KiB; 512 B on most
+// disks), raised by IoOptions::direct_alignment; requests aligned to it work and others are
+// refused. A buffered file takes any request: alignment 1.
+TEST_P(IoBackendTest, DirectAlignmentIsTheFileSystemsOrTheOptionsIfLarger) {
+  const std::string path = File("aligned.bin");
+  const std::vector<std::byte> expected = RandomBytes(4 * kDirectAlignment, 13);
+  WriteFile(path, std::string(reinterpret_cast<const char*>(expected.data()), expected.size()));
+  for (unsigned at_least : {0u, 4096u}) {
+    SCOPED_TRACE("direct_alignment " + std::to_string(at_least));
+    IoOptions options = Options();
+    options.direct_alignment = at_least;
+    NEEDLE_MAKE_BACKEND(io, options);
+    IoFile in = io->Open(path, FileKind::kOther, false);
+    if (!in.direct()) {
+      EXPECT_EQ(in.alignment(), 1u);
+      continue;
+    }
+    const uint32_t a = in.alignment();
+    EXPECT_GE(a, std::max(at_least, 1u));
+    EXPECT_LE(a, kDirectAlignment);
+    EXPECT_EQ(a & (a - 1), 0u) << a << " is not a power of two";
+    AlignedBuffer got(kDirectAlignment);
+    const IoRequest aligned{&in, a, got.data(), a, false};
+    io->Run({&aligned, 1});
+    EXPECT_TRUE(SameBytes(got.data(), expected.data() + a, a));
+    if (a > 1) {
+      const IoRequest half{&in, a / 2, got.data(), a, false};
+      EXPECT_THROW(io->Run({&half, 1}), Error);
+    }
+  }
+}
+
+TEST(IoBackendOptionsTest, DirectAlignmentOtherThanAPowerOfTwoUpTo4KiBIsRefused) {
+  for (unsigned bad : {3u, 768u, 8192u}) {
+    IoOptions options;
+    options.kind = IoKind::kPread;
+    options.direct_alignment = bad;
+    EXPECT_THROW(IoBackend::Create(options), std::invalid_argument) << bad;
+  }
+}
+
 // proc refuses O_DIRECT with EINVAL: the probe falls back to a buffered open that works.
 TEST(IoBackendProbeTest, ProcFallsBackToBuffered) {
   for (IoKind kind : {IoKind::kUring, IoKind::kPread}) {
