@@ -38,9 +38,9 @@
 #include "engine/interval_io.h"
 #include "engine/memory_plan.h"
 #include "engine/program.h"
-#include "engine/run_codec.h"
 #include "engine/run_stats.h"
 #include "engine/work_dir.h"
+#include "shards/run_codec.h"
 #include "shards/shard_set.h"
 #include "shards/vertex_store.h"
 
@@ -61,14 +61,12 @@ class Engine {
     if (!note.empty() && options_.log) options_.log(note);
     work_ = std::make_unique<WorkDir>(set.dir());
     edges_ = std::make_unique<EdgeValueFiles>(*io_, set, work_->path(), sizeof(EdgeValue));
-    shard_io_ =
-        std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights, work_->path());
+    shard_io_ = std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights);
     plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator),
                        sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory);
     if (options_.log) options_.log(plan_.Describe());
     for (auto& d : data_) shard_io_->Allocate(d);
     for (auto& s : scatter_) shard_io_->Allocate(s);
-    encoded_offsets_.assign(set.num_intervals() + 1, 0);
     size_t largest = 0;
     for (uint32_t p = 0; p < set.num_intervals(); ++p) {
       largest = std::max<size_t>(largest, set.interval_end(p) - set.interval_begin(p));
@@ -166,9 +164,8 @@ class Engine {
   std::vector<VertexValue> interval_values_;
   std::optional<VertexStore> store_;
 
-  std::vector<uint64_t> encoded_offsets_;  // an interval's scatter index, window by window
-  std::vector<uint8_t> pending_;           // per interval: some in-edge carries a message
-  std::vector<uint8_t> dirty_;             // per interval: its out-edges carry messages
+  std::vector<uint8_t> pending_;  // per interval: some in-edge carries a message
+  std::vector<uint8_t> dirty_;    // per interval: its out-edges carry messages
   // Per window, shard-major: window (q, p) of shard q carries messages. Only such windows are
   // read for gather; a window is rewritten only when it carries messages now or did before.
   std::vector<uint8_t> window_dirty_;
@@ -415,29 +412,11 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data
     dirty_[p] = 0;
     return;
   }
-  // The first turn of p reads the shards' runs and writes p's scatter index; later turns
-  // read the index (run_codec.h: about 2 bytes a run instead of 8).
-  // The index is encoded in place, over the runs it replaces (windows only move down), unless
-  // some run would not fit its own 8 bytes — then p keeps reading the shards' runs.
+  // The runs of window (q, p) come from p's scatter index (run_codec.h: about 2 bytes a run).
   const uint32_t n = num_intervals();
   auto runs_of = [&](uint32_t q) {
     return set_.Window(q, p + 1).first_run - set_.Window(q, p).first_run;
   };
-  bool encode = !data->compact;
-  for (uint32_t q = 0; encode && q < n; ++q)
-    encode = EncodesInPlace(data->Runs(q), runs_of(q), begin);
-  if (encode) {
-    auto* bytes = reinterpret_cast<uint8_t*>(data->runs.data());
-    uint64_t at = 0;
-    for (uint32_t q = 0; q < n; ++q) {
-      encoded_offsets_[q] = at;
-      at += EncodeRuns(data->Runs(q), runs_of(q), begin, bytes + at);
-      data->runs_at[q] = encoded_offsets_[q];
-    }
-    encoded_offsets_[n] = at;
-    data->compact = true;
-    shard_io_->WriteIndex(p, *data, encoded_offsets_);
-  }
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) \
     reduction(+ : edges_changed) reduction(|| : any)
   for (uint32_t q = 0; q < n; ++q) {
@@ -453,12 +432,7 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data
         edges_changed += count;
       }
     };
-    if (data->compact) {
-      DecodeRuns(data->RunBytes(q), runs_of(q), begin, fill);
-    } else {
-      const SourceRun* runs = data->Runs(q);
-      for (uint64_t r = 0; r < runs_of(q); ++r) fill(runs[r].source, runs[r].count);
-    }
+    DecodeRuns(data->RunBytes(q), runs_of(q), begin, fill);
     if (hit) {
       pending_[q] = 1;
       any = true;

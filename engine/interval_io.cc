@@ -2,22 +2,18 @@
 
 #include <algorithm>
 
-#include "engine/run_codec.h"
 #include "loaders/error.h"
 
 namespace needle {
 
 IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values,
-                       bool weights, const std::string& work_dir)
-    : io_(&io), set_(&set), values_(&values), use_weights_(weights), work_dir_(work_dir) {
-  const uint32_t n = set.num_intervals();
-  index_.resize(n);
-  has_index_.assign(n, 0);
-  index_tickets_.assign(n, 0);
-  index_offsets_.assign(static_cast<size_t>(n) * (n + 1), 0);
+                       bool weights)
+    : io_(&io), set_(&set), values_(&values), use_weights_(weights) {
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     adjacency_.push_back(io.Open(set.AdjacencyPath(p), FileKind::kAdjacency, false));
     if (weights) weights_.push_back(io.Open(set.ValuesPath(p), FileKind::kValues, false));
+    scatter_.push_back(io.Open(set.ScatterIndexPath(p), FileKind::kAdjacency, false));
+    scatter_bytes_.push_back(scatter_.back().size());  // padded to 4 KiB: whole for O_DIRECT
   }
   degrees_ = io.Open(set.DegreesPath(), FileKind::kVertices, false);
 }
@@ -34,12 +30,7 @@ IntervalIo::BufferSizes IntervalIo::Sizes() const {
   for (uint32_t p = 0; p < n; ++p) {
     sizes.targets = std::max(sizes.targets, AlignUp(set_->header(p).num_edges * 4));
     sizes.values = std::max(sizes.values, AlignUp(values_->FileBytes(p)));
-    uint64_t covers = 0;  // the scatter index of p is never larger (run_codec.h)
-    for (uint32_t q = 0; q < n; ++q) {
-      const uint64_t runs = set_->Window(q, p + 1).first_run - set_->Window(q, p).first_run;
-      covers += AlignUp(runs * sizeof(SourceRun)) + kDirectAlignment;
-    }
-    sizes.runs = std::max(sizes.runs, covers);
+    sizes.runs = std::max(sizes.runs, scatter_bytes_[p]);
     const uint64_t vertices = set_->interval_end(p) - set_->interval_begin(p);
     sizes.degrees = std::max(sizes.degrees, 2 * (AlignUp(vertices * 4) + kDirectAlignment));
   }
@@ -51,25 +42,7 @@ uint64_t IntervalIo::IntervalDataBytes() const {
   return s.targets * (use_weights_ ? 2 : 1) + s.values + s.runs + s.degrees;
 }
 
-void IntervalIo::WriteIndex(uint32_t p, IntervalData& data, const std::vector<uint64_t>& offsets) {
-  const uint32_t n = set_->num_intervals();
-  index_[p] = io_->Open(work_dir_ + "/" + NumberedFileName("scatter", p, ".idx"),
-                        FileKind::kAdjacency, /*writable=*/true, /*create=*/true);
-  std::copy(offsets.begin(), offsets.begin() + n + 1,
-            index_offsets_.begin() + static_cast<ptrdiff_t>(p) * (n + 1));
-  const IoRequest write{&index_[p], 0, data.runs.data(), AlignUp(offsets[n]), /*write=*/true};
-  data.index_ticket = index_tickets_[p] = io_->Submit({&write, 1});
-  data.index_in_flight = true;
-  has_index_[p] = 1;
-}
-
-void IntervalIo::Drain(IntervalData& data) {
-  FinishLoad(data);
-  if (data.index_in_flight) {
-    data.index_in_flight = false;
-    io_->Wait(data.index_ticket);
-  }
-}
+void IntervalIo::Drain(IntervalData& data) { FinishLoad(data); }
 
 uint64_t IntervalIo::ScatterBytes() const {
   const uint32_t n = set_->num_intervals();
@@ -103,8 +76,7 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
                            bool windows_only) {
   const uint32_t n = set_->num_intervals();
   const ShardFileHeader& header = set_->header(p);
-  if (!windows_only) Drain(data);                 // its buffers are about to be overwritten
-  if (HasIndex(p)) io_->Wait(index_tickets_[p]);  // at once when already waited for
+  if (!windows_only) Drain(data);  // its buffers are about to be overwritten
   requests_.clear();
   data.interval = p;
   for (uint32_t r = 0; r < n; ++r) {
@@ -139,26 +111,8 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
     data.in_flight = true;
     return;
   }
-  data.compact = HasIndex(p);
-  if (data.compact) {
-    const uint64_t* offsets = &index_offsets_[static_cast<size_t>(p) * (n + 1)];
-    for (uint32_t q = 0; q < n; ++q) data.runs_at[q] = offsets[q];
-    requests_.push_back({&index_[p], 0, data.runs.data(), AlignUp(offsets[n])});
-    AddDegreeRequests(p, data);
-    data.ticket = io_->Submit(requests_);
-    data.in_flight = true;
-    return;
-  }
-  size_t at = 0;
-  for (uint32_t q = 0; q < n; ++q) {
-    const ShardFileHeader& h = set_->header(q);
-    const Cover c = CoverOf(h.runs_pos + set_->Window(q, p).first_run * sizeof(SourceRun),
-                            h.runs_pos + set_->Window(q, p + 1).first_run * sizeof(SourceRun),
-                            adjacency_[q].alignment());
-    data.runs_at[q] = at + c.skip;
-    requests_.push_back({&adjacency_[q], c.offset, data.runs.data() + at, c.length});
-    at += c.length;
-  }
+  for (uint32_t q = 0; q < n; ++q) data.runs_at[q] = set_->ScatterOffset(q, p);
+  requests_.push_back({&scatter_[p], 0, data.runs.data(), scatter_bytes_[p]});
   AddDegreeRequests(p, data);
   data.ticket = io_->Submit(requests_);
   data.in_flight = true;

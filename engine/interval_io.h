@@ -6,11 +6,11 @@
 //     messages from the run's edge value files, and their input weights when the program
 //     uses them;
 //   - the window of p in every shard q: only its source runs (the out-edges of p's vertices
-//     are overwritten, never read);
+//     are overwritten, never read), packed, all in one read of p's scatter index;
 //   - the out- and in-degrees of p's vertices;
 // and it writes p's out-edge messages back, window by window. Windows known to carry no message
-// are neither read nor rewritten (the engine keeps a flag per window). Every transfer is 4
-// KiB-aligned (covers of unaligned ranges are read whole), so the same code runs with O_DIRECT.
+// are neither read nor rewritten (the engine keeps a flag per window). Transfers on direct files
+// are aligned to the file's alignment() (covers of unaligned ranges are read whole).
 #pragma once
 
 #include <cstddef>
@@ -33,14 +33,11 @@ struct IntervalData {
   uint32_t interval = kNoInterval;
   bool in_flight = false;
   IoBackend::Ticket ticket = 0;
-  AlignedBuffer targets;  // uint32 per in-edge
-  AlignedBuffer values;   // shard p's edge value file, windows padded as in EdgeValueFiles
-  AlignedBuffer weights;  // float per in-edge (only when the program uses weights)
-  AlignedBuffer runs;     // for each shard q, window (q, p)'s runs: the aligned cover of its
-                          // SourceRuns, or (compact) its part of the scatter index (run_codec.h)
-  bool compact = false;
-  bool index_in_flight = false;  // this buffer's runs are being written as p's scatter index
-  IoBackend::Ticket index_ticket = 0;
+  AlignedBuffer targets;        // uint32 per in-edge
+  AlignedBuffer values;         // shard p's edge value file, windows padded as in EdgeValueFiles
+  AlignedBuffer weights;        // float per in-edge (only when the program uses weights)
+  AlignedBuffer runs;           // p's scatter index: window (q, p)'s packed runs (run_codec.h) for
+                                // every shard q, behind their offsets
   std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`
   std::vector<uint8_t> loaded;  // per r: window (p, r)'s targets, messages, weights were read
   AlignedBuffer degrees;        // aligned covers of the out- and in-degrees of p
@@ -48,9 +45,6 @@ struct IntervalData {
 
   const uint32_t* Targets() const { return reinterpret_cast<const uint32_t*>(targets.data()); }
   const float* Weights() const { return reinterpret_cast<const float*>(weights.data()); }
-  const SourceRun* Runs(uint32_t q) const {
-    return reinterpret_cast<const SourceRun*>(runs.data() + runs_at[q]);
-  }
   const uint8_t* RunBytes(uint32_t q) const {
     return reinterpret_cast<const uint8_t*>(runs.data() + runs_at[q]);
   }
@@ -74,22 +68,14 @@ struct ScatterBuffer {
 
 class IntervalIo {
  public:
-  // Opens the shard files; the scatter index files go to work_dir. Throws Error.
-  IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights,
-             const std::string& work_dir);
+  // Opens the shard files. Throws Error.
+  IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights);
 
   // Bytes of one IntervalData (each buffer sized for the interval that needs it most: exactly
   // what Allocate() allocates) / of one ScatterBuffer.
   uint64_t IntervalDataBytes() const;
   uint64_t ScatterBytes() const;
-  // The scatter index: interval p's window runs in compact form, written once (in the first
-  // iteration, encoded in place in data.runs) and read instead of the shards' SourceRuns from
-  // then on. `bytes` is aligned; offsets[q] is where window (q, p) starts, offsets[P] the total.
-  bool HasIndex(uint32_t p) const { return has_index_[p] != 0; }
-  // Starts writing data.runs as p's index (waited for before data is loaded again, before
-  // the index is read, and by Drain()).
-  void WriteIndex(uint32_t p, IntervalData& data, const std::vector<uint64_t>& offsets);
-  // Waits for everything in flight on `data`: its reads and its index write.
+  // Waits for the reads in flight on `data`.
   void Drain(IntervalData& data);
   void Allocate(IntervalData& data) const;
   void Allocate(ScatterBuffer& scatter) const;
@@ -130,12 +116,9 @@ class IntervalIo {
   bool use_weights_;
   std::vector<IoFile> adjacency_;
   std::vector<IoFile> weights_;
+  std::vector<IoFile> scatter_;          // the scatter indexes
+  std::vector<uint64_t> scatter_bytes_;  // their sizes
   IoFile degrees_;
-  std::string work_dir_;
-  std::vector<IoFile> index_;
-  std::vector<uint8_t> has_index_;
-  std::vector<uint64_t> index_offsets_;           // P × (P + 1)
-  std::vector<IoBackend::Ticket> index_tickets_;  // the write of p's index (waited or not)
   std::vector<IoRequest> requests_;
 };
 

@@ -20,7 +20,8 @@
 
 namespace needle {
 
-inline constexpr uint32_t kManifestVersion = 1;
+// 2: the scatter index files (scatter-PPPP.idx) joined the set; a version-1 set is rebuilt.
+inline constexpr uint32_t kManifestVersion = 2;
 
 // Identifies an input file's content cheaply: size, modification time, and the hash of its
 // first 64 KiB.

@@ -14,4 +14,8 @@ std::string ShardFileName(uint32_t shard, const char* suffix) {
   return NumberedFileName("shard", shard, suffix);
 }
 
+std::string ScatterIndexName(uint32_t interval) {
+  return NumberedFileName("scatter", interval, ".idx");
+}
+
 }  // namespace needle

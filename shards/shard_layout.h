@@ -8,13 +8,17 @@
 //                     (the input's weights, 1 when unweighted)
 //   windows.idx       for every shard p and interval q: the first run and the first edge
 //                     of p whose source lies in q — the window of q in shard p
+//   scatter-PPPP.idx  interval p's scatter index: the runs of window (q, p) of every shard q,
+//                     packed (run_codec.h), behind a header of P + 1 uint64 byte offsets
+//                     (window (q, p) starts at offset q; offset P is the end)
 //   degrees.bin       out-degrees then in-degrees, uint32 per vertex
 //
 // Adjacency file: a 4 KiB header, then the runs section, then the targets section, each
 // starting on a 4 KiB boundary (so any window can be read with O_DIRECT). A run is
 // (source, count): `count` consecutive edges of the targets section leave `source`.
-// Gather reads a shard's runs and targets; scatter only needs the runs of a window, about
-// 8 bytes per distinct source instead of 4 bytes per edge. Every file is padded to 4 KiB.
+// Gather reads a shard's targets; scatter only needs the runs of a window, about 8 bytes per
+// distinct source instead of 4 bytes per edge — and reads them from the scatter index, about 2
+// bytes a run, one file per interval. Every file is padded to 4 KiB.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +58,7 @@ struct WindowEntry {
 };
 
 std::string ShardFileName(uint32_t shard, const char* suffix);  // "shard-0003.adj"
+std::string ScatterIndexName(uint32_t interval);                // "scatter-0003.idx"
 // The same numbering for other per-shard files: NumberedFileName("edges", 3, ".val").
 std::string NumberedFileName(const char* prefix, uint32_t number, const char* suffix);
 

@@ -74,6 +74,27 @@ ShardSet ShardSet::Open(const std::string& dir, bool verify_digests) {
     edges += total.first_edge;
   }
   if (edges != m.num_edges) throw Error(dir + "/manifest", "edge count disagrees with the shards");
+  // The scatter indexes' offsets: P + 1 per interval, ascending, within the file.
+  set.scatter_offsets_.resize(static_cast<size_t>(shards) * (shards + 1));
+  for (uint32_t p = 0; p < shards; ++p) {
+    const std::string name = ScatterIndexName(p);
+    bool listed = false;
+    for (const ManifestFile& f : m.files) listed |= f.name == name;
+    if (!listed) throw Error(dir + "/manifest", "does not list " + name);
+    const std::string path = set.ScatterIndexPath(p);
+    UniqueFd index = OpenForReading(path);
+    uint64_t* offsets = set.scatter_offsets_.data() + static_cast<size_t>(p) * (shards + 1);
+    const uint64_t header = 8 * (uint64_t{shards} + 1);
+    const uint64_t size = FileSize(index.get(), path);
+    if (size < header) throw Error(path, "scatter index is too short for its offsets");
+    ReadFully(index.get(), path, offsets, header, 0);
+    for (uint32_t q = 0; q <= shards; ++q) {
+      const uint64_t low = q == 0 ? header : offsets[q - 1];
+      if (offsets[q] < low || offsets[q] > size || (q == 0 && offsets[q] != header)) {
+        throw Error::AtByte(path, 8 * uint64_t{q}, "scatter index offsets out of order");
+      }
+    }
+  }
   return set;
 }
 
@@ -84,6 +105,9 @@ std::string ShardSet::ValuesPath(uint32_t shard) const {
   return dir_ + "/" + ShardFileName(shard, ".val");
 }
 std::string ShardSet::DegreesPath() const { return dir_ + "/" + kDegreesName; }
+std::string ShardSet::ScatterIndexPath(uint32_t interval) const {
+  return dir_ + "/" + ScatterIndexName(interval);
+}
 
 uint64_t ShardSet::BytesOf(const std::string& suffix) const {
   uint64_t total = 0;

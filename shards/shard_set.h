@@ -29,10 +29,16 @@ class ShardSet {
   std::string AdjacencyPath(uint32_t shard) const;
   std::string ValuesPath(uint32_t shard) const;
   std::string DegreesPath() const;
+  std::string ScatterIndexPath(uint32_t interval) const;
   const ShardFileHeader& header(uint32_t shard) const { return headers_[shard]; }
   // The window of interval q in shard p; Window(p, num_intervals()) holds p's totals.
   const WindowEntry& Window(uint32_t shard, uint32_t interval) const {
     return windows_[static_cast<size_t>(shard) * (num_intervals() + 1) + interval];
+  }
+  // Where window (shard, interval)'s packed runs start in the interval's scatter index;
+  // ScatterOffset(num_intervals(), interval) is where they end.
+  uint64_t ScatterOffset(uint32_t shard, uint32_t interval) const {
+    return scatter_offsets_[static_cast<size_t>(interval) * (num_intervals() + 1) + shard];
   }
   // Bytes on disk of the files whose names end in `suffix` (".adj", ".val", ".idx", ".bin").
   uint64_t BytesOf(const std::string& suffix) const;
@@ -42,6 +48,7 @@ class ShardSet {
   Manifest manifest_;
   std::vector<ShardFileHeader> headers_;
   std::vector<WindowEntry> windows_;
+  std::vector<uint64_t> scatter_offsets_;  // per interval: the P + 1 offsets of its index
 };
 
 // For cold-cache benchmarks: fsyncs every file of the shard set in `dir` and drops it from the

@@ -1,6 +1,8 @@
 #include "shards/sharder.h"
 
+#include <fcntl.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -13,10 +15,12 @@
 #include "loaders/error.h"
 #include "loaders/graph_reader.h"
 #include "loaders/huge_array.h"
+#include "loaders/unique_fd.h"
 #include "shards/bucket_log.h"
 #include "shards/edge_record.h"
 #include "shards/edge_sort.h"
 #include "shards/hashing_writer.h"
+#include "shards/run_codec.h"
 #include "shards/shard_layout.h"
 #include "shards/shard_set.h"
 #include "shards/staging_dir.h"
@@ -31,6 +35,45 @@ namespace fs = std::filesystem;
 constexpr uint64_t kUnits = uint64_t{1} << 16;
 constexpr int kUnitsPerBucketLog2 = 4;
 static_assert(kUnits == uint64_t{BucketLog::kBuckets} << kUnitsPerBucketLog2);
+
+// The packed runs of every window, appended in shard order to a temporary file (through the
+// page cache: it is small, about 2 bytes a run, and read back at once in another order).
+class IndexLog {
+ public:
+  void Create(std::string path) {
+    path_ = std::move(path);
+    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) ThrowSystemError(path_, "cannot create");
+    fd_ = UniqueFd(fd);
+    buffer_.resize(1 << 20);
+  }
+  uint64_t size() const { return written_ + buffered_; }
+  void Append(uint32_t previous, const SourceRun& run) {
+    if (buffered_ + kMaxRunBytes > buffer_.size()) Flush();
+    buffered_ =
+        static_cast<size_t>(PutRun(previous, run, buffer_.data() + buffered_) - buffer_.data());
+  }
+  void Flush() {
+    WriteFully(fd_.get(), path_, buffer_.data(), buffered_, written_);
+    written_ += buffered_;
+    buffered_ = 0;
+  }
+  void Read(uint64_t at, uint8_t* out, size_t bytes) const {
+    ReadFully(fd_.get(), path_, out, bytes, at);
+  }
+  void Remove() {
+    fd_.Reset();
+    unlink(path_.c_str());
+  }
+
+ private:
+  static constexpr size_t kMaxRunBytes = 10;
+  std::string path_;
+  UniqueFd fd_;
+  std::vector<uint8_t> buffer_;
+  size_t buffered_ = 0;
+  uint64_t written_ = 0;
+};
 
 class Sharder {
  public:
@@ -320,6 +363,8 @@ class Sharder {
     const uint32_t p_count = report_.plan.num_intervals();
     const auto& bounds = report_.plan.bounds;
     windows_.assign(static_cast<size_t>(p_count) * (p_count + 1), WindowEntry{});
+    index_at_.assign(static_cast<size_t>(p_count) * (p_count + 1), 0);
+    index_log_.Create(tmp_ + "/index.log");
     // Both arrays are reused from shard to shard: no fresh pages to fault in and zero.
     HugeArray<Record> edges, scratch;
     uint64_t done = 0;
@@ -343,6 +388,33 @@ class Sharder {
     HashingWriter w(*io_, tmp_ + "/" + kWindowsName, FileKind::kOther);
     w.Write(windows_.data(), windows_.size() * sizeof(WindowEntry));
     AddFile(kWindowsName, w.position(), w.Finish());
+    WriteScatterIndexes();
+  }
+
+  // Interval p's scatter index: the packed runs of window (q, p) of every shard q, gathered
+  // from the index log, behind their P + 1 offsets (shard_layout.h).
+  void WriteScatterIndexes() {
+    index_log_.Flush();
+    const uint32_t p_count = report_.plan.num_intervals();
+    std::vector<uint64_t> offsets(p_count + 1);
+    std::vector<uint8_t> packed;
+    for (uint32_t p = 0; p < p_count; ++p) {
+      auto at = [&](uint32_t q, uint32_t r) {
+        return index_at_[static_cast<size_t>(q) * (p_count + 1) + r];
+      };
+      offsets[0] = 8 * (uint64_t{p_count} + 1);
+      for (uint32_t q = 0; q < p_count; ++q) offsets[q + 1] = offsets[q] + at(q, p + 1) - at(q, p);
+      const std::string name = ScatterIndexName(p);
+      HashingWriter w(*io_, tmp_ + "/" + name, FileKind::kAdjacency, &write_buffers_);
+      w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
+      for (uint32_t q = 0; q < p_count; ++q) {
+        packed.resize(at(q, p + 1) - at(q, p));
+        index_log_.Read(at(q, p), packed.data(), packed.size());
+        w.Write(packed.data(), packed.size());
+      }
+      AddFile(name, w.position(), w.Finish());
+    }
+    index_log_.Remove();
   }
 
   // Writes shard p from its sorted edges and adds its runs to the out-degrees. Runs are
@@ -368,12 +440,18 @@ class Sharder {
     adj.Write(&h, sizeof(h));
     adj.PadTo(kShardAlignment);
     // Runs, and the windows: the first run (and edge) of shard p whose source lies in q.
+    // Each window's runs are also packed for the scatter index of its interval (q below):
+    // appended to the index log, window (p, q) starting at index_at_[p][q].
     std::vector<SourceRun> runs;
     runs.reserve(1 << 18);
     uint64_t run_index = 0;
     uint32_t q = 0;
+    uint32_t previous = 0;  // the packed runs' previous source
+    uint64_t* index_at = index_at_.data() + static_cast<size_t>(p) * (p_count + 1);
     auto close_windows_below = [&](uint64_t source, uint64_t edge) {
       while (q < p_count && report_.plan.bounds[q] <= source) {
+        index_at[q] = index_log_.size();
+        previous = report_.plan.bounds[q];
         windows[q++] = WindowEntry{run_index, edge};
       }
     };
@@ -382,8 +460,11 @@ class Sharder {
       close_windows_below(source, i);
       uint64_t end = i + 1;
       while (end < edges.size() && edges[end].source == source) ++end;
-      runs.push_back(SourceRun{source, static_cast<uint32_t>(end - i)});
-      out_degree_[source] += static_cast<uint32_t>(end - i);
+      const SourceRun run{source, static_cast<uint32_t>(end - i)};
+      runs.push_back(run);
+      index_log_.Append(previous, run);
+      previous = source;
+      out_degree_[source] += run.count;
       ++run_index;
       if (runs.size() == runs.capacity()) {
         adj.Write(runs.data(), runs.size() * sizeof(SourceRun));
@@ -393,6 +474,7 @@ class Sharder {
     }
     adj.Write(runs.data(), runs.size() * sizeof(SourceRun));
     close_windows_below(UINT64_MAX, edges.size());
+    index_at[p_count] = index_log_.size();
     windows[p_count] = WindowEntry{num_runs, edges.size()};
     adj.PadTo(kShardAlignment);
     auto write_column = [&](HashingWriter& w, auto get) {
@@ -447,6 +529,9 @@ class Sharder {
   WriteBuffers write_buffers_;            // lent to each file's writer in turn
   std::array<uint32_t, 1 << 16> column_;  // a piece of a shard's targets or values
   std::vector<WindowEntry> windows_;
+  // Pass 2's packed runs of every window, in shard order, for the scatter indexes.
+  IndexLog index_log_;
+  std::vector<uint64_t> index_at_;  // P × (P + 1): where window (shard, interval) starts in it
   std::vector<ManifestFile> files_;
 };
 

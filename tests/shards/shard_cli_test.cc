@@ -218,7 +218,7 @@ TEST_P(DamagedSetCliTest, InfoFailsNamingTheFile) {
 
 INSTANTIATE_TEST_SUITE_P(Files, DamagedSetCliTest,
                          ::testing::Values("shard-0000.adj", "shard-0000.val", "windows.idx",
-                                           "degrees.bin", "manifest"),
+                                           "scatter-0000.idx", "degrees.bin", "manifest"),
                          [](const ::testing::TestParamInfo<std::string>& p) {
                            std::string name = p.param;
                            for (char& c : name) {

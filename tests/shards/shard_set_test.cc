@@ -72,7 +72,12 @@ TEST_F(ShardSetFixture, UndamagedSetOpensWithAndWithoutDigests) {
   EXPECT_EQ(set.AdjacencyPath(1), Path("shard-0001.adj"));
   EXPECT_EQ(set.ValuesPath(2), Path("shard-0002.val"));
   EXPECT_EQ(set.DegreesPath(), Path("degrees.bin"));
-  EXPECT_EQ(set.BytesOf(".idx"), fs::file_size(Path("windows.idx")));
+  uint64_t indexes = fs::file_size(Path("windows.idx"));
+  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+    EXPECT_EQ(set.ScatterIndexPath(p), Path(testing::ShardName(p, ".idx", "scatter")));
+    indexes += fs::file_size(set.ScatterIndexPath(p));
+  }
+  EXPECT_EQ(set.BytesOf(".idx"), indexes);
   EXPECT_NO_THROW(ShardSet::Open(Set(), /*verify_digests=*/false));
 }
 
@@ -163,7 +168,7 @@ std::string FileDamageName(const ::testing::TestParamInfo<FileDamage>& p) {
 }
 
 const auto kFiles = ::testing::Values("shard-0000.adj", "shard-0001.adj", "shard-0002.val",
-                                      "windows.idx", "degrees.bin", "manifest");
+                                      "windows.idx", "scatter-0001.idx", "degrees.bin", "manifest");
 
 class DamagedFileTest : public ShardSetFixture, public ::testing::WithParamInterface<FileDamage> {};
 
@@ -237,12 +242,14 @@ class ManifestEditTest : public ShardSetFixture {
 };
 
 TEST_F(ManifestEditTest, RecomputedHashAloneChangesNothing) {
-  Edit("needle-shards 1\n", "needle-shards 1\n");
+  const std::string version = "needle-shards " + std::to_string(kManifestVersion) + "\n";
+  Edit(version, version);
   EXPECT_NO_THROW(ShardSet::Open(Set()));
 }
 
 TEST_F(ManifestEditTest, NewerVersionIsRefused) {
-  Edit("needle-shards 1\n", "needle-shards 2\n");
+  Edit("needle-shards " + std::to_string(kManifestVersion) + "\n",
+       "needle-shards " + std::to_string(kManifestVersion + 1) + "\n");
   EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set()); }, Path("manifest"), ":1:", "newer"));
 }
 

@@ -31,6 +31,7 @@
 #include "loaders/csr.h"
 #include "loaders/edge_list.h"
 #include "loaders/load_graph.h"
+#include "shards/manifest.h"
 #include "tests/test_util.h"
 
 namespace needle::testing {
@@ -180,9 +181,9 @@ inline uint64_t MemoryFor(uint64_t n, uint64_t usable) {
 
 inline uint64_t AlignUp(uint64_t x) { return (x + 4095) / 4096 * 4096; }
 
-inline std::string ShardName(uint32_t p, const char* suffix) {
-  char name[32];
-  std::snprintf(name, sizeof(name), "shard-%04u%s", p, suffix);
+inline std::string ShardName(uint32_t p, const char* suffix, const char* prefix = "shard") {
+  char name[48];
+  std::snprintf(name, sizeof(name), "%s-%04u%s", prefix, p, suffix);
   return name;
 }
 
@@ -432,6 +433,48 @@ inline void ReadShard(const std::string& dir, uint32_t p, ShardContents* s) {
   ASSERT_EQ(edge, s->num_edges) << "runs hold fewer edges than the header says";
 }
 
+// LEB128, as the scatter index stores numbers: 7 bits a byte, low first, high bit = more.
+inline uint32_t ReadVarint(const std::string& bytes, uint64_t& at) {
+  uint64_t v = 0;
+  for (int shift = 0; at < bytes.size() && shift < 35; shift += 7) {
+    const auto b = static_cast<uint8_t>(bytes[at++]);
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (b < 0x80) return static_cast<uint32_t>(v);
+  }
+  ADD_FAILURE() << "varint runs past the end of the scatter index or over 32 bits at " << at;
+  return 0;
+}
+
+// Interval p's scatter index against the runs of every shard read independently: P + 1
+// offsets, then for each shard q the runs of window (q, p) — source as the distance from the
+// previous run's source (from the interval's first id for the first), count − 1 — exactly
+// filling [offset q, offset q + 1); zeros after the last.
+inline void CheckScatterIndex(const std::string& path, uint32_t p,
+                              const std::vector<uint64_t>& bounds,
+                              const std::vector<std::vector<Run>>& shard_runs) {
+  SCOPED_TRACE(path);
+  const uint32_t P = static_cast<uint32_t>(shard_runs.size());
+  const std::string bytes = ReadFile(path);
+  ASSERT_GE(bytes.size(), 8 * (uint64_t{P} + 1)) << "shorter than its offsets";
+  const std::vector<uint64_t> offsets = LoadArray<uint64_t>(bytes, 0, P + 1);
+  ASSERT_EQ(offsets[0], 8 * (uint64_t{P} + 1)) << "the packed runs do not follow the offsets";
+  for (uint32_t q = 0; q < P; ++q) {
+    uint64_t at = offsets[q];
+    uint32_t previous = static_cast<uint32_t>(bounds[p]);
+    for (const Run& r : shard_runs[q]) {
+      if (r.source < bounds[p] || r.source >= bounds[p + 1]) continue;
+      const uint32_t source = previous + ReadVarint(bytes, at);
+      const uint32_t count = ReadVarint(bytes, at) + 1;
+      ASSERT_EQ(source, r.source) << "window (" << q << ", " << p << ")";
+      ASSERT_EQ(count, r.count) << "window (" << q << ", " << p << ") source " << source;
+      previous = source;
+    }
+    ASSERT_EQ(at, offsets[q + 1]) << "window (" << q << ", " << p << ") does not end where the "
+                                  << "next starts";
+  }
+  EXPECT_TRUE(ZeroFrom(bytes, offsets[P])) << "padding after the packed runs is not zero";
+}
+
 struct ShardSetSummary {
   uint32_t num_intervals = 0;
   std::vector<uint64_t> bounds;
@@ -450,7 +493,7 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
   // The manifest: counts, intervals, files.
   const ParsedManifest man = ParseManifestText(ReadFile(dir + "/manifest"));
   ASSERT_EQ(man.error, "");
-  EXPECT_EQ(man.version, "1");
+  EXPECT_EQ(man.version, std::to_string(kManifestVersion));
   EXPECT_EQ(man.values.count("input-path"), 1u);
   ASSERT_EQ(man.values.count("vertices"), 1u);
   EXPECT_EQ(man.values.at("vertices"), std::to_string(n));
@@ -475,6 +518,7 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
   for (uint32_t p = 0; p < P; ++p) {
     expected_files.insert(ShardName(p, ".adj"));
     expected_files.insert(ShardName(p, ".val"));
+    expected_files.insert(ShardName(p, ".idx", "scatter"));
   }
   std::set<std::string> listed;
   for (const ManifestFileEntry& f : man.files) {
@@ -507,6 +551,7 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
   ASSERT_EQ(windows.size(), AlignUp(16 * entries)) << "windows.idx size";
   EXPECT_TRUE(ZeroFrom(windows, 16 * entries)) << "windows.idx padding is not zero";
   uint64_t total_edges = 0;
+  std::vector<std::vector<Run>> shard_runs(P);
   for (uint32_t p = 0; p < P; ++p) {
     ShardContents s;
     ReadShard(dir, p, &s);
@@ -523,6 +568,7 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
       }
     }
     EXPECT_TRUE(SequencesEqual("shard edges", s.edges, expected[p])) << "shard " << p;
+    shard_runs[p] = s.runs;
     // Windows: for interval q, the first run (and edge) whose source is >= bounds[q]; the
     // closing entry q = P holds the shard's totals.
     for (uint32_t q = 0; q <= P; ++q) {
@@ -542,6 +588,9 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
     }
   }
   EXPECT_EQ(total_edges, m) << "edges across all shards";
+  for (uint32_t p = 0; p < P; ++p) {
+    CheckScatterIndex(dir + "/" + ShardName(p, ".idx", "scatter"), p, bounds, shard_runs);
+  }
 
   const Degrees d = DegreesOf(g);
   const std::string degrees = ReadFile(dir + "/degrees.bin");

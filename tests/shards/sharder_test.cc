@@ -596,7 +596,13 @@ std::vector<Change> Changes() {
        }},
       {"newer_manifest_version", "version",
        [](S in, S set, ShardOptions&) {
-         WriteFile(set + "/manifest", ReplaceManifestVersion(set, "2"));
+         WriteFile(set + "/manifest",
+                   ReplaceManifestVersion(set, std::to_string(kManifestVersion + 1)));
+         return in;
+       }},
+      {"older_manifest_version", "version",  // a version-1 set has no scatter indexes
+       [](S in, S set, ShardOptions&) {
+         WriteFile(set + "/manifest", ReplaceManifestVersion(set, "1"));
          return in;
        }},
       {"corrupt_adjacency", "shard-0001.adj",

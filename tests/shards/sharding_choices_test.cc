@@ -461,7 +461,7 @@ TEST_F(ChoicesReuseTest, OtherCostsRebuildSayingWhich) {
 // The manifest as needle wrote it before symmetrize and interval costs existed: these keys, in
 // this order, built from the values of `m`.
 std::string ManifestBeforeTheChoices(const testing::ParsedManifest& m) {
-  std::string body = "needle-shards 1\n";
+  std::string body = "needle-shards " + std::to_string(kManifestVersion) + "\n";
   for (const char* key : {"input-size", "input-mtime-ns", "input-head-hash", "input-path", "memory",
                           "format", "weights", "vertices", "edges", "weighted", "intervals"}) {
     body += std::string(key) + " " + m.values.at(key) + "\n";

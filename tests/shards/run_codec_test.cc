@@ -1,5 +1,5 @@
 // The scatter index's run encoding round-trips every run, small and extreme.
-#include "engine/run_codec.h"
+#include "shards/run_codec.h"
 
 #include <gtest/gtest.h>
 
