@@ -15,39 +15,58 @@ uint64_t CostOf(const IntervalCosts& costs, uint64_t out, uint64_t in, uint64_t 
 // The rule over `count` units: cost(k) and first_id(k) (first_id(count) = n). A unit that
 // alone exceeds the budget is handed to oversize(k, cost), which throws or returns false
 // (then so does this, leaving plan unfinished).
+//
+// Cuts are greedy under a capacity: an interval ends where the next unit would take it over.
+// Greedy under the budget gives the fewest intervals any cut can (P); the capacity used is the
+// smallest that still gives P (found by bisection), so the P intervals come out as even as
+// contiguous cuts allow.
 template <class Cost, class FirstId, class Oversize>
 bool Plan(uint64_t count, Cost cost, FirstId first_id, Oversize oversize, IntervalPlan& plan) {
-  uint64_t total = 0;
+  uint64_t total = 0, largest = 0;
   for (uint64_t k = 0; k < count; ++k) {
     const uint64_t c = cost(k);
     if (c > plan.usable_bytes && !oversize(k, c)) return false;
     total += c;
+    largest = std::max(largest, c);
   }
-  const uint64_t parts = std::max<uint64_t>(1, (total + plan.usable_bytes - 1) / plan.usable_bytes);
-  plan.bounds.push_back(0);
-  uint64_t running = 0;   // cost of all units before the current interval's end
-  uint64_t interval = 0;  // cost of the current interval
-  uint64_t next_cut = 1;  // the k of the next k × total / parts target
-  for (uint64_t k = 0; k < count; ++k) {
-    const uint64_t c = cost(k);
-    const bool over_budget = interval + c > plan.usable_bytes;
-    const bool past_target = next_cut < parts && running >= total / parts * next_cut;
-    if (interval > 0 && (over_budget || past_target)) {
-      plan.bounds.push_back(static_cast<uint32_t>(first_id(k)));
-      plan.max_cost = std::max(plan.max_cost, interval);
-      interval = 0;
-      while (next_cut < parts && running >= total / parts * next_cut) ++next_cut;
+  // Intervals greedy cuts make under `capacity` (at least the largest unit); with `bounds`,
+  // also the cuts and the largest interval's cost.
+  auto greedy = [&](uint64_t capacity, std::vector<uint32_t>* bounds, uint64_t* max_cost) {
+    uint64_t parts = 1, interval = 0, most = 0;
+    for (uint64_t k = 0; k < count; ++k) {
+      const uint64_t c = cost(k);
+      if (interval > 0 && interval + c > capacity) {
+        ++parts;
+        if (bounds != nullptr) bounds->push_back(static_cast<uint32_t>(first_id(k)));
+        most = std::max(most, interval);
+        interval = 0;
+      }
+      interval += c;
     }
-    interval += c;
-    running += c;
+    if (max_cost != nullptr) *max_cost = std::max(most, interval);
+    return parts;
+  };
+  const uint64_t parts = greedy(plan.usable_bytes, nullptr, nullptr);
+  uint64_t low = std::max(largest, (total + parts - 1) / parts), high = plan.usable_bytes;
+  while (low < high) {  // the smallest capacity in [low, high] that still gives `parts`
+    const uint64_t mid = low + (high - low) / 2;
+    if (greedy(mid, nullptr, nullptr) <= parts) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
   }
-  plan.max_cost = std::max(plan.max_cost, interval);
+  plan.bounds.assign(1, 0);
+  greedy(high, &plan.bounds, &plan.max_cost);
   plan.bounds.push_back(static_cast<uint32_t>(first_id(count)));
-  plan.rule = "intervals: " + std::to_string(plan.num_intervals()) + " = ceil(" +
+  const uint64_t floor = std::max<uint64_t>(1, (total + plan.usable_bytes - 1) / plan.usable_bytes);
+  plan.rule = "intervals: " + std::to_string(plan.num_intervals()) +
+              ", the fewest whose cost fits the usable memory (at least ceil(" +
               std::to_string(total >> 20) + " MiB of interval cost / " +
-              std::to_string(plan.usable_bytes >> 20) + " MiB usable) [cost = 2 x (" + plan.rule +
-              "), usable = budget - " + std::to_string(kReservedBytes >> 20) +
-              " MiB]; largest interval " + std::to_string(plan.max_cost >> 20) + " MiB";
+              std::to_string(plan.usable_bytes >> 20) + " MiB usable) = " + std::to_string(floor) +
+              "), cut evenly [cost = 2 x (" + plan.rule + "), usable = budget - " +
+              std::to_string(kReservedBytes >> 20) + " MiB]; largest interval " +
+              std::to_string(plan.max_cost >> 20) + " MiB";
   return true;
 }
 

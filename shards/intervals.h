@@ -8,8 +8,10 @@
 //   cost(p) = 2 × (16 × in_edges(p) + 12 × out_edges(p) + 16 × vertices(p))
 //
 // must stay within usable = memory − kReservedBytes (I/O rings, degree arrays and bookkeeping
-// are in the reserve). P = ceil(total cost / usable) intervals, cut in id order where the
-// running cost crosses k × total / P, and split further wherever one would exceed usable.
+// are in the reserve). Intervals are cut in id order, greedily: one ends where the next
+// vertex would take it over a capacity. Under capacity = usable that gives the fewest
+// intervals any cut can, P (at least ceil(total cost / usable)); the capacity used is the
+// smallest that still gives P, so the intervals are as even as P contiguous cuts allow.
 //
 // 16, 12 and 16 are the defaults (IntervalCosts{}); a program whose edge or vertex values are
 // wider or narrower plans with its own per-edge and per-vertex bytes, and the same formula.

@@ -22,6 +22,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -354,6 +356,62 @@ TEST(IntervalCostsTest, DefaultCostsAreTheDocumentedConstants) {
   EXPECT_NE(implicit.rule.find("cost = 2 x (16 B/in-edge + 12 B/out-edge + 16 B/vertex)"),
             std::string::npos)
       << implicit.rule;
+}
+
+// Contiguous cuts of `costs` where each interval takes vertices while it stays within
+// `capacity`: how many intervals that makes.
+uint64_t GreedyIntervals(const std::vector<uint64_t>& costs, uint64_t capacity) {
+  uint64_t parts = 1, interval = 0;
+  for (uint64_t c : costs) {
+    if (interval > 0 && interval + c > capacity) {
+      ++parts;
+      interval = 0;
+    }
+    interval += c;
+  }
+  return parts;
+}
+
+// The plan has the fewest intervals any contiguous cut within the budget has, and no cut into
+// that many has a smaller largest interval — on skewed random degrees, at several budgets,
+// per vertex and on units of 16 ids.
+TEST(IntervalPlanTest, FewestIntervalsAndTheSmallestLargestOne) {
+  std::mt19937_64 random(3);
+  const uint64_t n = 20000;
+  std::vector<uint32_t> out(n), in(n);
+  for (uint64_t v = 0; v < n; ++v) {  // a few heavy vertices among many light ones
+    out[v] = static_cast<uint32_t>(random() % 8 == 0 ? random() % 400 : random() % 6);
+    in[v] = static_cast<uint32_t>(random() % 16 == 0 ? random() % 900 : random() % 4);
+  }
+  for (const int shift : {0, 4}) {
+    std::vector<uint64_t> unit_out((n >> shift) + 1), unit_in((n >> shift) + 1);
+    std::vector<uint64_t> costs;  // per unit
+    for (uint64_t v = 0; v < n; ++v) {
+      unit_out[v >> shift] += out[v];
+      unit_in[v >> shift] += in[v];
+      if ((v >> shift) >= costs.size()) costs.push_back(0);
+      costs[v >> shift] += testing::CostOf(out[v], in[v]);
+    }
+    for (const uint64_t usable : {uint64_t{200} << 10, uint64_t{700} << 10, uint64_t{3} << 20}) {
+      SCOPED_TRACE("unit shift " + std::to_string(shift) + ", usable " + std::to_string(usable));
+      const std::optional<IntervalPlan> plan = PlanIntervalsByUnits(
+          unit_out, unit_in, shift, n, kReservedBytes + usable, IntervalCosts{});
+      ASSERT_TRUE(plan.has_value());
+      EXPECT_EQ(plan->num_intervals(), GreedyIntervals(costs, usable)) << plan->rule;
+      uint64_t largest = 0;
+      for (uint32_t p = 0; p < plan->num_intervals(); ++p) {
+        ASSERT_EQ(plan->bounds[p] % (uint64_t{1} << shift), 0u) << "cut inside a unit";
+        uint64_t cost = 0;
+        for (uint64_t v = plan->bounds[p]; v < plan->bounds[p + 1]; ++v)
+          cost += testing::CostOf(out[v], in[v]);
+        EXPECT_LE(cost, usable) << "interval " << p;
+        largest = std::max(largest, cost);
+      }
+      EXPECT_EQ(plan->max_cost, largest);
+      EXPECT_GT(GreedyIntervals(costs, largest - 1), plan->num_intervals())
+          << "a cut with a smaller largest interval exists";
+    }
+  }
 }
 
 class IntervalCostsShardTest : public testing::WithTempDir<> {};
