@@ -12,6 +12,24 @@
 
 namespace needle {
 
+// Per-thread counts of a partition (counts[t × keys + g]: thread t's items with key g) become
+// each thread's first output slot per key — key by key, thread slices in order, so the output
+// keeps the input order — and starts[0, keys] gets where each key's group begins (and the
+// total). `threads` is how many threads counted.
+inline void PrefixSlots(uint64_t* counts, uint64_t keys, int threads, uint64_t* starts) {
+  uint64_t at = 0;
+  for (uint64_t g = 0; g < keys; ++g) {
+    starts[g] = at;
+    for (int t = 0; t < threads; ++t) {
+      uint64_t& slot = counts[static_cast<size_t>(t) * keys + g];
+      const uint64_t n = slot;
+      slot = at;
+      at += n;
+    }
+  }
+  starts[keys] = at;
+}
+
 // A stable parallel counting partition: out receives in[0, count) grouped by key(in[i]) (a
 // value below `keys`), each group in input order — whatever the thread count. starts gets
 // keys + 1 entries: group g is out[starts[g], starts[g + 1]).
@@ -29,19 +47,7 @@ void StablePartition(const T* in, T* out, uint64_t count, uint64_t keys, Key key
     for (uint64_t i = lo; i < hi; ++i) ++c[key(in[i])];
 #pragma omp barrier
 #pragma omp single
-    {
-      uint64_t at = 0;
-      for (uint64_t g = 0; g < keys; ++g) {  // group by group, thread slices in order
-        starts[g] = at;
-        for (int u = 0; u < nt; ++u) {
-          uint64_t& slot = counts[static_cast<size_t>(u) * keys + g];
-          const uint64_t n = slot;
-          slot = at;
-          at += n;
-        }
-      }
-      starts[keys] = at;
-    }
+    PrefixSlots(counts.data(), keys, nt, starts.data());
     for (uint64_t i = lo; i < hi; ++i) out[c[key(in[i])]++] = in[i];
   }
 }

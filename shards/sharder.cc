@@ -280,19 +280,7 @@ class Sharder {
       }
 #pragma omp barrier
 #pragma omp single
-      {
-        uint64_t at = 0;
-        for (uint64_t k = 0; k < kBuckets; ++k) {  // bucket by bucket, thread slices in order
-          starts[k] = at;
-          for (int w = 0; w < nt; ++w) {
-            uint64_t& slot = bucket_counts_[static_cast<size_t>(w) * kBuckets + k];
-            const uint64_t n = slot;
-            slot = at;
-            at += n;
-          }
-        }
-        starts[kBuckets] = at;
-      }
+      PrefixSlots(bucket_counts_.data(), kBuckets, nt, starts.data());
       // Every thread has counted: each sums a share of the units over all threads.
       for (uint64_t k = kUnits * t / nt; k < kUnits * (t + 1) / nt; ++k) {
         for (int w = 0; w < nt; ++w) {
