@@ -566,17 +566,31 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   } else if (fs::exists(dir)) {
     try {
       ShardSet existing = ShardSet::Open(dir, /*verify_digests=*/true);
+      const ShardingChoices& built = existing.manifest().choices;
       reason = fingerprint.DifferenceFrom(existing.manifest().input);
-      if (reason.empty())
-        reason = Sharder::Choices(options).DifferenceFrom(existing.manifest().choices);
-      if (reason.empty()) {
+      if (reason.empty()) reason = Sharder::Choices(options).DifferenceFrom(built);
+      bool smaller_budget = false;
+      if (!reason.empty() && options.reuse_smaller_budget &&
+          built.memory_bytes < options.memory_bytes &&
+          fingerprint.DifferenceFrom(existing.manifest().input).empty()) {
+        ShardingChoices same_budget = Sharder::Choices(options);
+        same_budget.memory_bytes = built.memory_bytes;
+        smaller_budget = same_budget.DifferenceFrom(built).empty();
+      }
+      if (reason.empty() || smaller_budget) {
         ShardReport report;
         report.dir = dir;
         report.reused = true;
         report.manifest = existing.manifest();
         report.plan.bounds = existing.manifest().bounds;
-        if (options.log)
+        if (options.log && smaller_budget) {
+          options.log("reusing the shard set in " + dir + ": it was planned for --memory " +
+                      std::to_string(built.memory_bytes >> 20) +
+                      " MiB, and its intervals fit this budget too (resharding for this "
+                      "budget, 'needle shard --force', would make fewer, larger ones)");
+        } else if (options.log) {
           options.log("reusing the shard set in " + dir + " (it matches the input and options)");
+        }
         return report;
       }
     } catch (const Error& e) {

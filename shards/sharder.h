@@ -39,6 +39,10 @@ struct ShardOptions {
   bool symmetrize = false;  // shard every edge u->v also as v->u (a self-loop once)
   IntervalCosts costs;      // per-edge and per-vertex bytes the intervals are planned with
   bool force = false;       // rebuild even when a matching set exists
+  // Also reuse a set that matches but was planned for a smaller --memory: its intervals fit
+  // this budget as well (more, smaller ones than a fresh plan would make). `needle run` does;
+  // `needle shard`, asked to plan for a budget, does not.
+  bool reuse_smaller_budget = false;
   int threads = 0;          // 0: OpenMP default
   // Backend for writing the shard files, O_DIRECT by default where the file system allows it:
   // they are written once and fsynced, so the page cache would only add a copy of each byte.

@@ -69,6 +69,7 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.out_dir = out_dir;
   shard.io = io;
   shard.io.direct = true;  // written once and fsynced: see ShardOptions::io
+  shard.reuse_smaller_budget = true;
   const ShardReport report = ShardWithProgress(c.input, shard);
   if (!report.reused) {
     std::printf("sharded %s -> %s (%u intervals) in %.2f s\n", c.input.c_str(), report.dir.c_str(),

@@ -128,6 +128,15 @@ TEST_F(RunCliTest, RunsOnAShardSetAndReusesIt) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("reusing"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("sharded"), std::string::npos) << r.out;
+  // A larger budget reuses the set planned for the smaller one, saying so; a smaller one
+  // reshards.
+  r = Needle("run pagerank " + ShellQuote(input) + " --memory 256M");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("planned for --memory 128 MiB"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sharded"), std::string::npos) << r.out;
+  r = Needle("run pagerank " + ShellQuote(input) + " --memory 100M");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("sharded"), std::string::npos) << r.out;
 }
 
 TEST_F(RunCliTest, ErrorsExitNonZeroAndLeaveNoOutput) {

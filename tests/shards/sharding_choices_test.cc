@@ -513,6 +513,36 @@ TEST_F(ChoicesReuseTest, OtherCostsRebuildSayingWhich) {
   EXPECT_TRUE(ShardGraph(input_.path, o).reused);
 }
 
+// needle run's rule: a set planned for a smaller budget is reused for a larger one (its
+// intervals fit), never for a smaller one, and only when everything else matches; without the
+// option a different budget always rebuilds.
+TEST_F(ChoicesReuseTest, SmallerBudgetSetIsReusedForALargerOneWhenAsked) {
+  const auto before = testing::StampsOf(File("set"));
+  ShardOptions larger = options_;
+  larger.memory_bytes = options_.memory_bytes * 2;
+  larger.reuse_smaller_budget = true;
+  std::vector<std::string> log;
+  larger.log = [&](const std::string& line) { log.push_back(line); };
+  const ShardReport reused = ShardGraph(input_.path, larger);
+  EXPECT_TRUE(reused.reused);
+  EXPECT_EQ(reused.manifest.choices.memory_bytes, options_.memory_bytes);
+  EXPECT_EQ(testing::StampsOf(File("set")), before);
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(log.back().find("planned for --memory"), std::string::npos) << log.back();
+
+  larger.costs = IntervalCosts{};  // another difference as well: rebuilt
+  EXPECT_NE(Rebuilt(larger).find("--memory"), std::string::npos);
+  larger.costs = kCosts;
+  EXPECT_FALSE(ShardGraph(input_.path, larger).reused);  // the costs differ from the set now there
+
+  ShardOptions smaller = options_;  // planned for half of the set there now: rebuilt
+  smaller.reuse_smaller_budget = true;
+  EXPECT_NE(Rebuilt(smaller).find("--memory"), std::string::npos);
+  ShardOptions plain = options_;
+  plain.memory_bytes = options_.memory_bytes * 2;
+  EXPECT_NE(Rebuilt(plain).find("--memory"), std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Default manifests are what they were.
 
