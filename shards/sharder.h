@@ -43,7 +43,7 @@ struct ShardOptions {
   // this budget as well (more, smaller ones than a fresh plan would make). `needle run` does;
   // `needle shard`, asked to plan for a budget, does not.
   bool reuse_smaller_budget = false;
-  int threads = 0;          // 0: OpenMP default
+  int threads = 0;  // 0: OpenMP default
   // Backend for writing the shard files, O_DIRECT by default where the file system allows it:
   // they are written once and fsynced, so the page cache would only add a copy of each byte.
   IoOptions io{.direct = true};

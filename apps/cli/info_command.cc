@@ -45,7 +45,8 @@ int DescribeShardSet(const std::string& dir) {
     ShardSet set = ShardSet::Open(dir, /*verify_digests=*/true);
     const double edges = static_cast<double>(std::max<uint64_t>(m.num_edges, 1));
     std::printf(
-        "%-16s adjacency %s (%.2f B/edge), values %s (%.2f B/edge), window and scatter indexes %s, degrees %s; total "
+        "%-16s adjacency %s (%.2f B/edge), values %s (%.2f B/edge), window and scatter indexes %s, "
+        "degrees %s; total "
         "%s\n",
         "bytes:", HumanBytes(static_cast<double>(set.BytesOf(".adj"))).c_str(),
         static_cast<double>(set.BytesOf(".adj")) / edges,
