@@ -374,7 +374,8 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
       stats_.edges_loaded += set_.Window(p, r + 1).first_edge - set_.Window(p, r).first_edge;
     }
   }
-  Scatter(p, out, &data);
+  // No vertex of p changed: every message is identity, and scatter need not decode any runs.
+  Scatter(p, out, changed == 0 ? nullptr : &data);
   data.interval = kNoInterval;  // consumed: the next turn of p reads it again
   stats_.compute_seconds += Since(t);
   ++stats_.intervals_computed;
@@ -399,7 +400,8 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data
   const EdgeValue identity = program_.identity();
   uint64_t edges_changed = 0;
   bool any = false;
-  // Clear() has no runs loaded for p: every message is identity, so the runs do not matter.
+  // Without runs (Clear() loaded none; Compute() changed no vertex) every message is identity,
+  // so the runs do not matter.
   if (data == nullptr) {
     for (uint32_t q = 0; q < num_intervals(); ++q) {
       auto* window = reinterpret_cast<EdgeValue*>(out.bytes.data() + out.offsets[q]);
