@@ -81,6 +81,15 @@ using Param = std::tuple<uint32_t /*parts*/, IoKind, uint64_t /*period*/>;
 
 class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
  protected:
+  // Check() on an R-MAT graph of that scale and edge factor.
+  void CheckRmat(int scale, int edge_factor, const std::string& name) {
+    RmatOptions options;
+    options.scale = scale;
+    options.edge_factor = edge_factor;
+    const std::string path = dir().string() + "/" + name + ".txt";
+    WriteEdgeListText(GenerateRmat(options), path);
+    Check(path, name);
+  }
   void Check(const std::string& input, const std::string& name) {
     SCOPED_TRACE(name);
     const auto [parts, io, period] = GetParam();
@@ -166,12 +175,7 @@ TEST_P(ExactlyOnceTest, TinyGraphs) {
 TEST_P(ExactlyOnceTest, RmatDirect) {
   // O_DIRECT where the file system allows it (tmpfs does not: then it is the buffered path).
   direct_ = true;
-  RmatOptions options;
-  options.scale = 10;
-  options.edge_factor = 6;
-  const std::string path = dir().string() + "/rmat.txt";
-  WriteEdgeListText(GenerateRmat(options), path);
-  Check(path, "rmat-direct");
+  CheckRmat(10, 6, "rmat-direct");
 }
 
 TEST_P(ExactlyOnceTest, RmatDirectAtFourKibibytes) {
@@ -179,34 +183,17 @@ TEST_P(ExactlyOnceTest, RmatDirectAtFourKibibytes) {
   // (most disks take 512 B): the layout for file systems that ask for 4 KiB.
   direct_ = true;
   direct_alignment_ = 4096;
-  RmatOptions options;
-  options.scale = 10;
-  options.edge_factor = 6;
-  const std::string path = dir().string() + "/rmat.txt";
-  WriteEdgeListText(GenerateRmat(options), path);
-  Check(path, "rmat-direct-4k");
+  CheckRmat(10, 6, "rmat-direct-4k");
 }
 
 TEST_P(ExactlyOnceTest, RmatValuesOnDisk) {
   // Vertex values read and written interval by interval through the run's vertex file, as
   // when the budget cannot hold them all.
   values_on_disk_ = true;
-  RmatOptions options;
-  options.scale = 10;
-  options.edge_factor = 6;
-  const std::string path = dir().string() + "/rmat.txt";
-  WriteEdgeListText(GenerateRmat(options), path);
-  Check(path, "rmat-on-disk");
+  CheckRmat(10, 6, "rmat-on-disk");
 }
 
-TEST_P(ExactlyOnceTest, Rmat) {
-  RmatOptions options;
-  options.scale = 11;
-  options.edge_factor = 8;
-  const std::string path = dir().string() + "/rmat.txt";
-  WriteEdgeListText(GenerateRmat(options), path);
-  Check(path, "rmat");
-}
+TEST_P(ExactlyOnceTest, Rmat) { CheckRmat(11, 8, "rmat"); }
 
 std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
   return "parts" + std::to_string(std::get<0>(info.param)) + "_" +

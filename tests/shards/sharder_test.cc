@@ -38,6 +38,7 @@
 #include "loaders/load_graph.h"
 #include "loaders/rmat.h"
 #include "shards/shard_set.h"
+#include "tests/shards/shard_cases.h"
 #include "tests/shards/shard_test_util.h"
 
 #ifndef NEEDLE_BINARY
@@ -48,77 +49,35 @@ namespace needle {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Budget;
+using testing::BudgetName;
 using testing::CheckShardSet;
 using testing::CostsOf;
+using testing::Dataset;
+using testing::GraphCase;
+using testing::Input;
 using testing::Leftovers;
 using testing::MemoryFor;
 using testing::OracleGraph;
 using testing::ReadFile;
 using testing::SameFiles;
 using testing::ShardSetSummary;
+using testing::UsableFor;
 using testing::WriteFile;
+using testing::Written;
 
 // ---------------------------------------------------------------------------------------------
 // Inputs: a graph file and the oracle it must shard into.
 
-struct Input {
-  std::string path;
-  OracleGraph oracle;
-  WeightMode weights = WeightMode::kAuto;
-  std::string weights_name = "auto";
-};
-
-// The graph of tests/data/README.md: 6 vertices (3 isolated), 9 edges.
-OracleGraph TinyOracle(bool weighted) {
-  return testing::MakeOracle(6, weighted,
-                             {{0, 1, 1.5f},
-                              {0, 2, 2},
-                              {1, 2, 0.5f},
-                              {2, 0, 3},
-                              {4, 4, 1},
-                              {2, 5, 1e3f},
-                              {5, 4, -2},
-                              {0, 1, 7},
-                              {4, 0, 4.25f}});
-}
-
 Input DataFile(const std::string& dir, const std::string& name, bool weighted) {
   const std::string path = dir + "/" + name;
   fs::copy_file(testing::TestDataPath(name), path);
-  return Input{path, TinyOracle(weighted)};
-}
-
-Input Written(const std::string& dir, const std::string& name, const std::string& text,
-              OracleGraph oracle) {
-  const std::string path = dir + "/" + name;
-  WriteFile(path, text);
-  return Input{path, std::move(oracle)};
+  return Input{path, testing::TinyOracle(weighted)};
 }
 
 Input Rmat(const std::string& dir, int scale, bool weighted, int edge_factor = 16) {
-  RmatOptions r;
-  r.scale = scale;
-  r.edge_factor = edge_factor;
-  r.weighted = weighted;
-  r.seed = static_cast<uint64_t>(scale) * 7 + (weighted ? 1 : 0);
-  const EdgeList list = GenerateRmat(r);
-  const std::string path = dir + "/rmat" + std::to_string(scale) + (weighted ? "w.wel" : ".el");
-  WriteEdgeListText(list, path);
-  return Input{path, testing::OracleFromEdgeListFile(list)};
+  return testing::Rmat(dir, scale, weighted, edge_factor, 7);
 }
-
-// A real dataset, read in place; its oracle comes from LoadGraph (cached across tests).
-Input Dataset(const std::string& relative) {
-  const std::string path = testing::DatasetPath(relative);
-  return Input{path, testing::DatasetOracle(path)};
-}
-
-struct GraphCase {
-  std::string name;
-  std::function<Input(const std::string& dir)> make;
-};
-
-void PrintTo(const GraphCase& c, std::ostream* os) { *os << c.name; }
 
 std::vector<GraphCase> HandDrawnCases() {
   return {
@@ -155,19 +114,7 @@ std::vector<GraphCase> HandDrawnCases() {
          return Written(d, "edgeless.gr", "c five vertices, no arcs\np sp 5 0\n",
                         testing::MakeOracle(5, true, {}));
        }},
-      {"loops_and_duplicates",
-       [](const std::string& d) {
-         return Written(d, "loops.el", "3 3\n3 3\n0 3\n0 3\n3 0\n1 1\n2 3\n0 3\n",
-                        testing::MakeOracle(4, false,
-                                            {{3, 3, 1},
-                                             {3, 3, 1},
-                                             {0, 3, 1},
-                                             {0, 3, 1},
-                                             {3, 0, 1},
-                                             {1, 1, 1},
-                                             {2, 3, 1},
-                                             {0, 3, 1}}));
-       }},
+      {"loops_and_duplicates", testing::LoopsAndDuplicates},
       {"duplicates_with_weights",
        [](const std::string& d) {
          // Equal (source, target) pairs ordered by the weight's bits: 2 < 5 < -1 < -3.
@@ -200,7 +147,7 @@ std::vector<GraphCase> GeneratedCases() {
       {"rmat14_weighted", [](const std::string& d) { return Rmat(d, 14, true, 8); }},
       {"rmat12_weighted_gzip",
        [](const std::string& d) {
-         // A compressed input takes another path through the sharder (a binary copy).
+         // A compressed input is decompressed once, as it is read.
          Input in = Rmat(d, 12, true);
          in.path = testing::Compress(in.path, "gzip");
          return in;
@@ -224,23 +171,6 @@ GraphCase CaseNamed(const std::string& name) {
     }
   }
   throw std::logic_error("no graph case " + name);
-}
-
-// How much of the budget is left for intervals.
-enum class Budget {
-  kOneShard,  // usable = the total cost exactly: everything fits one interval, just
-  kMany,      // usable = total cost / 12, at least the largest vertex: about a dozen intervals
-              // (one vertex per interval on tiny graphs, where the largest vertex dominates)
-};
-
-std::string BudgetName(Budget b) { return b == Budget::kOneShard ? "one_shard" : "many_shards"; }
-
-void PrintTo(Budget b, std::ostream* os) { *os << BudgetName(b); }
-
-uint64_t UsableFor(const OracleGraph& g, Budget b) {
-  const testing::CostSummary c = CostsOf(g);
-  if (b == Budget::kOneShard) return std::max<uint64_t>(c.total, 1);
-  return std::max<uint64_t>({c.max_vertex, (c.total + 11) / 12, 1});
 }
 
 ShardOptions OptionsFor(const Input& in, uint64_t usable, const std::string& out, int threads = 0) {

@@ -36,22 +36,30 @@
 #include "shards/manifest.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
+#include "tests/shards/shard_cases.h"
 #include "tests/shards/shard_test_util.h"
 
 namespace needle {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Budget;
+using testing::BudgetName;
 using testing::CheckShardSet;
 using testing::CostFactors;
 using testing::CostsOf;
+using testing::Dataset;
+using testing::GraphCase;
+using testing::Input;
 using testing::MemoryFor;
 using testing::OracleEdge;
 using testing::OracleGraph;
 using testing::ReadFile;
 using testing::SameFiles;
 using testing::ShardSetSummary;
+using testing::UsableFor;
 using testing::WriteFile;
+using testing::Written;
 
 // The expectation: each edge, and its reverse unless it is a self-loop, with the same weight.
 OracleGraph Symmetrized(const OracleGraph& g) {
@@ -65,58 +73,15 @@ OracleGraph Symmetrized(const OracleGraph& g) {
   return s;
 }
 
-struct Input {
-  std::string path;
-  OracleGraph oracle;  // the input's edges, as read (not symmetrized)
-};
-
-Input Written(const std::string& dir, const std::string& name, const std::string& text,
-              OracleGraph oracle) {
-  WriteFile(dir + "/" + name, text);
-  return Input{dir + "/" + name, std::move(oracle)};
-}
-
 Input Rmat(const std::string& dir, int scale, bool weighted, bool gzip = false) {
-  RmatOptions r;
-  r.scale = scale;
-  r.edge_factor = 8;
-  r.weighted = weighted;
-  r.seed = static_cast<uint64_t>(scale) * 11 + (weighted ? 1 : 0);
-  const EdgeList list = GenerateRmat(r);
-  std::string path = dir + "/rmat" + std::to_string(scale) + (weighted ? "w.wel" : ".el");
-  WriteEdgeListText(list, path);
-  if (gzip) path = testing::Compress(path, "gzip");
-  return Input{path, testing::OracleFromEdgeListFile(list)};
+  Input in = testing::Rmat(dir, scale, weighted, 8, 11);
+  if (gzip) in.path = testing::Compress(in.path, "gzip");
+  return in;
 }
-
-// A real dataset, read in place; its oracle comes from LoadGraph (cached across tests).
-Input Dataset(const std::string& relative) {
-  const std::string path = testing::DatasetPath(relative);
-  return Input{path, testing::DatasetOracle(path)};
-}
-
-struct GraphCase {
-  std::string name;
-  std::function<Input(const std::string& dir)> make;
-};
-
-void PrintTo(const GraphCase& c, std::ostream* os) { *os << c.name; }
 
 std::vector<GraphCase> Graphs() {
   return {
-      {"loops_and_duplicates",
-       [](const std::string& d) {
-         return Written(d, "loops.el", "3 3\n3 3\n0 3\n0 3\n3 0\n1 1\n2 3\n0 3\n",
-                        testing::MakeOracle(4, false,
-                                            {{3, 3, 1},
-                                             {3, 3, 1},
-                                             {0, 3, 1},
-                                             {0, 3, 1},
-                                             {3, 0, 1},
-                                             {1, 1, 1},
-                                             {2, 3, 1},
-                                             {0, 3, 1}}));
-       }},
+      {"loops_and_duplicates", testing::LoopsAndDuplicates},
       {"weighted_loops_and_duplicates",
        [](const std::string& d) {
          // 1->0 and 0->1 both given with weight 5: symmetrized, each appears twice.
@@ -134,16 +99,7 @@ std::vector<GraphCase> Graphs() {
        [](const std::string& d) {
          // tests/data/README.md: 6 vertices (3 isolated), 9 edges, one self-loop.
          fs::copy_file(testing::TestDataPath("tiny.txt"), d + "/tiny.txt");
-         return Input{d + "/tiny.txt", testing::MakeOracle(6, true,
-                                                           {{0, 1, 1.5f},
-                                                            {0, 2, 2},
-                                                            {1, 2, 0.5f},
-                                                            {2, 0, 3},
-                                                            {4, 4, 1},
-                                                            {2, 5, 1e3f},
-                                                            {5, 4, -2},
-                                                            {0, 1, 7},
-                                                            {4, 0, 4.25f}})};
+         return Input{d + "/tiny.txt", testing::TinyOracle(true)};
        }},
       {"isolated_vertices",
        [](const std::string& d) {
@@ -169,17 +125,6 @@ GraphCase GraphNamed(const std::string& name) {
     if (c.name == name) return c;
   }
   throw std::logic_error("no graph case " + name);
-}
-
-enum class Budget { kOneShard, kMany };
-
-std::string BudgetName(Budget b) { return b == Budget::kOneShard ? "one_shard" : "many_shards"; }
-
-// Usable bytes for intervals on graph g (as sharded): all of it, or about a dozen intervals.
-uint64_t UsableFor(const OracleGraph& g, Budget b, const CostFactors& f = {}) {
-  const testing::CostSummary c = CostsOf(g, f);
-  if (b == Budget::kOneShard) return std::max<uint64_t>(c.total, 1);
-  return std::max<uint64_t>({c.max_vertex, (c.total + 11) / 12, 1});
 }
 
 ShardOptions Options(uint64_t num_vertices, uint64_t usable, const std::string& out,
