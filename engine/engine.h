@@ -40,6 +40,7 @@
 #include "engine/program.h"
 #include "engine/run_stats.h"
 #include "engine/work_dir.h"
+#include "loaders/error.h"
 #include "shards/run_codec.h"
 #include "shards/shard_set.h"
 #include "shards/vertex_store.h"
@@ -54,6 +55,8 @@ class Engine {
   using Accumulator = AccumulatorOf<Program>;
   static constexpr bool kAccumulation = AccumulationProgram<Program>;
 
+  // The engine reads `set` for its whole life: it must outlive the engine (a temporary
+  // cannot be passed).
   Engine(const ShardSet& set, Program program, EngineOptions options)
       : set_(set), program_(std::move(program)), options_(std::move(options)) {
     std::string note;
@@ -82,10 +85,23 @@ class Engine {
                                          sizeof(VertexValue)));
     }
     threads_ = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+    // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
+    // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
+    if (options_.io.direct) {
+      std::vector<AlignedBuffer*> buffers;
+      for (auto& d : data_) {
+        for (AlignedBuffer* b : {&d.targets, &d.values, &d.weights, &d.runs, &d.degrees}) {
+          buffers.push_back(b);
+        }
+      }
+      for (auto& sc : scatter_) buffers.push_back(&sc.bytes);
+      io_->RegisterBuffers(buffers);
+    }
   }
+  Engine(ShardSet&&, Program, EngineOptions) = delete;
 
   // Waits for any reads and writes still in flight (a run that threw), before the buffers
-  // they target are freed.
+  // they target are freed, and unregisters them from the ring.
   ~Engine() {
     for (auto& d : data_) {
       try {
@@ -99,6 +115,7 @@ class Engine {
       } catch (...) {
       }
     }
+    io_->UnregisterBuffers();  // before the buffers are freed
   }
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -322,8 +339,9 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   const uint32_t* out_degrees = data.OutDegrees();
   const uint32_t* in_degrees = data.InDegrees();
   uint64_t active = 0, changed = 0;
+  uint64_t stray = UINT64_MAX;  // the first in-edge whose target lies outside p
 
-#pragma omp parallel num_threads(threads_) reduction(+ : active, changed)
+#pragma omp parallel num_threads(threads_) reduction(+ : active, changed) reduction(min : stray)
   {
     const int nt = omp_get_num_threads(), t_id = omp_get_thread_num();
     const uint32_t lo = static_cast<uint32_t>(uint64_t{count} * t_id / nt);
@@ -345,7 +363,10 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
           reinterpret_cast<const EdgeValue*>(data.values.data() + edges_->WindowOffset(p, r));
       for (uint64_t i = first; i < last; ++i) {
         const uint32_t v = targets[i] - begin;
-        if (v < lo || v >= hi) continue;
+        if (v - lo >= hi - lo) {  // another thread's target, or none of p's (a damaged shard)
+          if (v >= count) stray = std::min(stray, i);
+          continue;
+        }
         const EdgeValue& m = messages[i - first];
         if (m == identity) continue;
         acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[i] : 1.0f);
@@ -366,6 +387,11 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
         ++changed;
       }
     }
+  }
+  if (stray != UINT64_MAX) {
+    throw Error::AtByte(set_.AdjacencyPath(p), set_.header(p).targets_pos + 4 * stray,
+                        "target " + std::to_string(targets[stray]) + " lies outside interval " +
+                            std::to_string(p) + " (the shard file is damaged)");
   }
   stats_.active_vertices += active;
   stats_.changed_vertices += changed;
@@ -414,11 +440,12 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data
     dirty_[p] = 0;
     return;
   }
-  // The runs of window (q, p) come from p's scatter index (run_codec.h: about 2 bytes a run).
+  // The runs of window (q, p) come from p's scatter index (run_codec.h: about 2 bytes a run),
+  // checked against the window index as they are decoded.
   const uint32_t n = num_intervals();
-  auto runs_of = [&](uint32_t q) {
-    return set_.Window(q, p + 1).first_run - set_.Window(q, p).first_run;
-  };
+  const VertexId end = set_.interval_end(p);
+  uint32_t damaged = n;  // the first window whose runs do not decode
+  RunDecodeStatus damage;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) \
     reduction(+ : edges_changed) reduction(|| : any)
   for (uint32_t q = 0; q < n; ++q) {
@@ -434,7 +461,17 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data
         edges_changed += count;
       }
     };
-    DecodeRuns(data->RunBytes(q), runs_of(q), begin, fill);
+    const WindowEntry &first = set_.Window(q, p), &last = set_.Window(q, p + 1);
+    const RunDecodeStatus status =
+        DecodeRuns(data->RunBytes(q), data->RunBytes(q + 1), last.first_run - first.first_run,
+                   begin, end, last.first_edge - first.first_edge, fill);
+    if (!status.ok()) {
+#pragma omp critical(needle_scatter_damage)
+      if (q < damaged) {
+        damaged = q;
+        damage = status;
+      }
+    }
     if (hit) {
       pending_[q] = 1;
       any = true;
@@ -442,6 +479,11 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data
     const size_t w = static_cast<size_t>(q) * num_intervals() + p;
     write_[q] = hit || window_dirty_[w];
     window_dirty_[w] = hit;
+  }
+  if (damaged < n) {
+    throw Error::AtByte(set_.ScatterIndexPath(p), set_.ScatterOffset(damaged, p) + damage.at,
+                        std::string("window of shard ") + std::to_string(damaged) + ": " +
+                            damage.error + " (the scatter index is damaged)");
   }
   dirty_[p] = any ? 1 : 0;
   stats_.edges_changed += edges_changed;
@@ -460,6 +502,7 @@ RunSummary Engine<Program>::Run() {
   summary.memory_budget = options_.memory_bytes;
   summary.memory_planned = plan_.Total();
   summary.vertex_values_resident = plan_.resident;
+  summary.iteration_limit = options_.max_iterations;
 
   // Initial values, interval by interval.
   for (uint32_t p = 0; p < n; ++p) {

@@ -13,9 +13,14 @@ namespace needle {
 struct IterationStats;
 struct RunSummary;
 
+// EngineOptions::max_iterations for "until converged" (the default).
+inline constexpr uint32_t kNoIterationLimit = UINT32_MAX;
+
 struct EngineOptions {
   uint64_t memory_bytes = uint64_t{1} << 30;  // hard budget: buffers and vertex values
-  uint32_t max_iterations = 100;              // stop after this many even if not converged
+  // Stop after this many iterations even if not converged (RunSummary::converged says which);
+  // by default a run goes on until no edge carries a message.
+  uint32_t max_iterations = kNoIterationLimit;
   int threads = 0;                            // 0: OpenMP default
   IoOptions io;                               // backend and O_DIRECT for the shard files
   // false: vertex values always go through the run's vertex file, even when they would fit.

@@ -62,7 +62,7 @@ void IntervalIo::Allocate(IntervalData& data) const {
   data.values = AlignedBuffer(sizes.values);
   if (use_weights_) data.weights = AlignedBuffer(sizes.targets);
   data.runs = AlignedBuffer(sizes.runs);
-  data.runs_at.assign(n, 0);
+  data.runs_at.assign(n + 1, 0);
   data.loaded.assign(n, 0);
   data.degrees = AlignedBuffer(sizes.degrees);
 }
@@ -111,7 +111,7 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
     data.in_flight = true;
     return;
   }
-  for (uint32_t q = 0; q < n; ++q) data.runs_at[q] = set_->ScatterOffset(q, p);
+  for (uint32_t q = 0; q <= n; ++q) data.runs_at[q] = set_->ScatterOffset(q, p);
   requests_.push_back({&scatter_[p], 0, data.runs.data(), scatter_bytes_[p]});
   AddDegreeRequests(p, data);
   data.ticket = io_->Submit(requests_);

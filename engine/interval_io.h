@@ -38,13 +38,15 @@ struct IntervalData {
   AlignedBuffer weights;        // float per in-edge (only when the program uses weights)
   AlignedBuffer runs;           // p's scatter index: window (q, p)'s packed runs (run_codec.h) for
                                 // every shard q, behind their offsets
-  std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`
+  std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`;
+                                // runs_at[P]: the end of the last window's runs
   std::vector<uint8_t> loaded;  // per r: window (p, r)'s targets, messages, weights were read
   AlignedBuffer degrees;        // aligned covers of the out- and in-degrees of p
   size_t out_degrees_at = 0, in_degrees_at = 0;
 
   const uint32_t* Targets() const { return reinterpret_cast<const uint32_t*>(targets.data()); }
   const float* Weights() const { return reinterpret_cast<const float*>(weights.data()); }
+  // Window (q, p)'s packed runs: [RunBytes(q), RunBytes(q + 1)).
   const uint8_t* RunBytes(uint32_t q) const {
     return reinterpret_cast<const uint8_t*>(runs.data() + runs_at[q]);
   }

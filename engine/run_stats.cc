@@ -73,6 +73,11 @@ std::string ToJson(const RunSummary& s) {
                     s.io_backend + "\",\"direct\":" + (s.direct ? "true" : "false") +
                     ",\"converged\":" + (s.converged ? "true" : "false") + ',';
   AppendNumber(out, "iterations", uint64_t{s.iterations});
+  if (s.iteration_limit == kNoIterationLimit) {
+    out += "\"iteration_limit\":null,";
+  } else {
+    AppendNumber(out, "iteration_limit", uint64_t{s.iteration_limit});
+  }
   AppendTimesAndTraffic(out, s);
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);

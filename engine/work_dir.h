@@ -1,12 +1,18 @@
 // WorkDir: a run's scratch directory inside the shard set (its working edge values and, when
 // they do not stay in memory, its vertex values), on the same disk as the shards.
 //
-// Named DIR/.run-<pid>-XXXXXX and removed with its contents when the run ends, however it
-// ends. A run that was killed leaves one behind; the next run removes the directories of
-// processes that no longer exist. The shard set's own files are never touched.
+// Named DIR/.run-<pid>-XXXXXX, locked by its run while it lives (loaders/file_lock.h) and
+// registered for removal on SIGINT/SIGTERM (loaders/cleanup.h), and removed with its contents
+// when the run ends. A run killed outright leaves one behind; the next run removes the ones
+// that no process holds (the pid in the name is for people: it says nothing across
+// containers sharing the directory). The shard set's own files are never touched.
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "loaders/cleanup.h"
+#include "loaders/file_lock.h"
 
 namespace needle {
 
@@ -20,11 +26,13 @@ class WorkDir {
 
   const std::string& path() const { return path_; }
 
-  // Removes DIR/.run-<pid>-* of processes that are gone. Returns how many were removed.
+  // Removes DIR/.run-* that no process holds. Returns how many were removed.
   static int RemoveStale(const std::string& shard_dir);
 
  private:
   std::string path_;
+  std::optional<FileLock> lock_;
+  CleanupGuard cleanup_;
 };
 
 }  // namespace needle

@@ -2,9 +2,12 @@
 
 #include <lzma.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <memory>
 #include <vector>
 
 #include "loaders/error.h"
@@ -15,15 +18,70 @@ namespace {
 
 constexpr size_t kInputBufferBytes = size_t{1} << 20;
 
-// Reads the raw file sequentially.
+// What a liblzma status means, in words (lzma.h documents each one).
+std::string LzmaErrorText(lzma_ret rc) {
+  switch (rc) {
+    case LZMA_DATA_ERROR:
+      return "the compressed data is corrupt (LZMA_DATA_ERROR)";
+    case LZMA_FORMAT_ERROR:
+      return "the data is not in the .xz format (LZMA_FORMAT_ERROR)";
+    case LZMA_OPTIONS_ERROR:
+      return "the stream uses options this liblzma does not support, or its header is corrupt "
+             "(LZMA_OPTIONS_ERROR)";
+    case LZMA_MEM_ERROR:
+      return "out of memory (LZMA_MEM_ERROR)";
+    case LZMA_MEMLIMIT_ERROR:
+      return "the stream needs more memory than the decoder may use (LZMA_MEMLIMIT_ERROR)";
+    case LZMA_UNSUPPORTED_CHECK:
+      return "the stream's integrity check type is not supported (LZMA_UNSUPPORTED_CHECK)";
+    case LZMA_BUF_ERROR:
+      return "the decoder can make no progress: the compressed data ends early or is corrupt "
+             "(LZMA_BUF_ERROR)";
+    case LZMA_PROG_ERROR:
+      return "liblzma was called wrongly, a bug in needle (LZMA_PROG_ERROR)";
+    default:
+      return "liblzma status " + std::to_string(static_cast<int>(rc));
+  }
+}
+
+// What a zlib status means, in words; `msg` is zlib's own detail, when it gave one.
+std::string ZlibErrorText(int rc, const char* msg) {
+  const std::string detail = msg != nullptr ? std::string(": ") + msg : "";
+  switch (rc) {
+    case Z_DATA_ERROR:
+      return "the compressed data is corrupt (Z_DATA_ERROR" + detail + ")";
+    case Z_NEED_DICT:
+      return "the stream asks for a preset dictionary, which gzip data never does: the data is "
+             "corrupt (Z_NEED_DICT)";
+    case Z_MEM_ERROR:
+      return "out of memory (Z_MEM_ERROR)";
+    case Z_STREAM_ERROR:
+      return "zlib was called wrongly, a bug in needle (Z_STREAM_ERROR" + detail + ")";
+    case Z_VERSION_ERROR:
+      return "the zlib library does not match the one needle was built with (Z_VERSION_ERROR)";
+    default:
+      return "zlib status " + std::to_string(rc) + detail;
+  }
+}
+
+struct Xxh3StateDeleter {
+  void operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
+};
+
+// Reads the raw file sequentially, hashing every byte it hands out.
 class FileReader {
  public:
-  FileReader(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  FileReader(UniqueFd fd, std::string path)
+      : fd_(std::move(fd)), path_(std::move(path)), hash_(XXH3_createState()) {
+    if (hash_ == nullptr) throw Error(path_, "cannot allocate a hash state");
+    XXH3_64bits_reset(hash_.get());
+  }
   size_t Read(char* dst, size_t capacity) {
     for (;;) {
       ssize_t n = ::read(fd_.get(), dst, capacity);
       if (n >= 0) {
         consumed_ += static_cast<uint64_t>(n);
+        XXH3_64bits_update(hash_.get(), dst, static_cast<size_t>(n));
         return static_cast<size_t>(n);
       }
       if (errno != EINTR)
@@ -31,12 +89,14 @@ class FileReader {
     }
   }
   uint64_t consumed() const { return consumed_; }
+  uint64_t hash() const { return XXH3_64bits_digest(hash_.get()); }
   const std::string& path() const { return path_; }
 
  private:
   UniqueFd fd_;
   std::string path_;
   uint64_t consumed_ = 0;
+  std::unique_ptr<XXH3_state_t, Xxh3StateDeleter> hash_;
 };
 
 class PlainSource final : public ByteSource {
@@ -44,6 +104,7 @@ class PlainSource final : public ByteSource {
   explicit PlainSource(FileReader file) : file_(std::move(file)) {}
   size_t Read(char* dst, size_t capacity) override { return file_.Read(dst, capacity); }
   uint64_t FileBytesRead() const override { return file_.consumed(); }
+  uint64_t ContentHash() const override { return file_.hash(); }
 
  private:
   FileReader file_;
@@ -53,8 +114,9 @@ class GzipSource final : public ByteSource {
  public:
   explicit GzipSource(FileReader file) : file_(std::move(file)), input_(kInputBufferBytes) {
     // 15 + 32: zlib or gzip header, detected automatically.
-    if (inflateInit2(&stream_, 15 + 32) != Z_OK)
-      throw Error(file_.path(), "cannot start gzip decoder");
+    if (int rc = inflateInit2(&stream_, 15 + 32); rc != Z_OK) {
+      throw Error(file_.path(), "cannot start the gzip decoder: " + ZlibErrorText(rc, stream_.msg));
+    }
   }
   ~GzipSource() override { inflateEnd(&stream_); }
 
@@ -83,14 +145,14 @@ class GzipSource final : public ByteSource {
       } else if (rc == Z_BUF_ERROR) {
         continue;  // needs more input
       } else if (rc != Z_OK) {
-        throw Error::AtByte(
-            file_.path(), file_.consumed() - stream_.avail_in,
-            std::string("corrupt gzip data: ") + (stream_.msg ? stream_.msg : "inflate failed"));
+        throw Error::AtByte(file_.path(), file_.consumed() - stream_.avail_in,
+                            "cannot decompress the gzip data: " + ZlibErrorText(rc, stream_.msg));
       }
     }
     return capacity - stream_.avail_out;
   }
   uint64_t FileBytesRead() const override { return file_.consumed(); }
+  uint64_t ContentHash() const override { return file_.hash(); }
 
  private:
   FileReader file_;
@@ -103,8 +165,9 @@ class GzipSource final : public ByteSource {
 class XzSource final : public ByteSource {
  public:
   explicit XzSource(FileReader file) : file_(std::move(file)), input_(kInputBufferBytes) {
-    if (lzma_stream_decoder(&stream_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
-      throw Error(file_.path(), "cannot start xz decoder");
+    if (lzma_ret rc = lzma_stream_decoder(&stream_, UINT64_MAX, LZMA_CONCATENATED);
+        rc != LZMA_OK) {
+      throw Error(file_.path(), "cannot start the xz decoder: " + LzmaErrorText(rc));
     }
   }
   ~XzSource() override { lzma_end(&stream_); }
@@ -127,12 +190,13 @@ class XzSource final : public ByteSource {
                             "truncated xz stream (the compressed data ends early)");
       } else if (rc != LZMA_OK && rc != LZMA_BUF_ERROR) {
         throw Error::AtByte(file_.path(), file_.consumed() - stream_.avail_in,
-                            "corrupt xz data (liblzma error " + std::to_string(rc) + ")");
+                            "cannot decompress the xz data: " + LzmaErrorText(rc));
       }
     }
     return capacity - stream_.avail_out;
   }
   uint64_t FileBytesRead() const override { return file_.consumed(); }
+  uint64_t ContentHash() const override { return file_.hash(); }
 
  private:
   FileReader file_;

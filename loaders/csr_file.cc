@@ -7,7 +7,9 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -17,13 +19,12 @@
 
 #include "loaders/error.h"
 #include "loaders/parallel.h"
-#include "loaders/temp_file.h"
+#include "loaders/output_file.h"
 
 namespace needle {
 namespace {
 
 uint64_t AlignUp(uint64_t x) { return (x + kCsrAlignment - 1) / kCsrAlignment * kCsrAlignment; }
-uint64_t Chunks(uint64_t bytes, uint64_t chunk) { return (bytes + chunk - 1) / chunk; }
 
 uint64_t HeaderHash(const CsrFileHeader& header, const std::vector<uint64_t>& table) {
   CsrFileHeader copy = header;
@@ -43,29 +44,72 @@ struct Piece {
   uint64_t bytes;
 };
 
-// Branch-free scans (they vectorise): validation must not cost more than the checksums.
-uint64_t FirstDecrease(const EdgeIndex* offsets, uint64_t first, uint64_t last) {
-  uint64_t bad = 0;
-  for (uint64_t v = first; v < last; ++v) bad |= static_cast<uint64_t>(offsets[v] > offsets[v + 1]);
-  if (bad == 0) return last;
-  uint64_t v = first;
-  while (offsets[v] <= offsets[v + 1]) ++v;
+// Branch-free scans (omp simd asks for vectorisation whatever the optimisation level's cost
+// model says): validation must not cost more than the checksums. Each finds out whether
+// there is a bad value first, and only then, on the error path, where.
+
+// Whether offsets[0, count) may be bad: decrease somewhere, or hold a value of 2^63 or more
+// (beyond any edge count, which is below 2^62). One pass of 64-bit subtractions and ors, which
+// vectorise on any x86-64 (64-bit compares need SSE4.2): a decrease between values below 2^63
+// wraps the difference into the top bit.
+bool MaybeBadOffsets(const EdgeIndex* offsets, uint64_t count) {
+  uint64_t bits = offsets[0];
+  const uint64_t pairs = count - 1;  // count >= 1
+#pragma omp simd reduction(| : bits)
+  for (uint64_t v = 0; v < pairs; ++v) bits |= (offsets[v + 1] - offsets[v]) | offsets[v + 1];
+  return (bits >> 63) != 0;
+}
+
+// The index of the first v in [0, count - 1) with offsets[v] > offsets[v + 1], or count - 1.
+// The error path only.
+uint64_t FirstDecrease(const EdgeIndex* offsets, uint64_t count) {
+  uint64_t v = 0;
+  while (v + 1 < count && offsets[v] <= offsets[v + 1]) ++v;
   return v;
 }
 
-VertexId MaxOf(const VertexId* values, uint64_t count) {
-  VertexId top[8] = {};
+// The index of the first value above `limit`, or count.
+template <class T>
+uint64_t FirstAbove(const T* values, uint64_t count, T limit) {
+  T bad = 0;
+#pragma omp simd reduction(| : bad)
+  for (uint64_t i = 0; i < count; ++i) bad |= static_cast<T>(values[i] > limit);
+  if (bad == 0) return count;
   uint64_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    for (int k = 0; k < 8; ++k) top[k] = values[i + k] > top[k] ? values[i + k] : top[k];
+  while (values[i] <= limit) ++i;
+  return i;
+}
+
+// The index of the first NaN or ±inf (all exponent bits set), or count.
+uint64_t FirstNonFinite(const Weight* values, uint64_t count) {
+  constexpr uint32_t kExponent = 0x7f800000;
+  uint32_t bad = 0;
+#pragma omp simd reduction(| : bad)
+  for (uint64_t i = 0; i < count; ++i) {
+    bad |= static_cast<uint32_t>((std::bit_cast<uint32_t>(values[i]) & kExponent) == kExponent);
   }
-  for (; i < count; ++i) top[0] = values[i] > top[0] ? values[i] : top[0];
-  return *std::max_element(top, top + 8);
+  if (bad == 0) return count;
+  uint64_t i = 0;
+  while ((std::bit_cast<uint32_t>(values[i]) & kExponent) != kExponent) ++i;
+  return i;
+}
+
+std::string WeightText(Weight w) {
+  if (std::isnan(w)) return "NaN";
+  return w > 0 ? "+inf" : "-inf";
+}
+
+// x * y and x + y that report overflow instead of wrapping.
+bool Mul(uint64_t x, uint64_t y, uint64_t* out) { return !__builtin_mul_overflow(x, y, out); }
+bool Add(uint64_t x, uint64_t y, uint64_t* out) { return !__builtin_add_overflow(x, y, out); }
+
+uint64_t ChunksOf(uint64_t bytes, uint64_t chunk) {
+  return bytes / chunk + (bytes % chunk != 0 ? 1 : 0);
 }
 
 }  // namespace
 
-void WriteCsrFile(const Csr& csr, const std::string& path, int threads) {
+void WriteCsrFile(const Csr& csr, OutputFile& out, int threads) {
   threads = threads > 0 ? threads : omp_get_max_threads();
   const uint64_t n = csr.num_vertices;
   const uint64_t m = csr.NumEdges();
@@ -99,20 +143,44 @@ void WriteCsrFile(const Csr& csr, const std::string& path, int threads) {
   h.table_entries = pieces.size();
   h.file_size = h.table_pos + h.table_entries * sizeof(uint64_t);
 
-  TempFile file(path);
   std::vector<uint64_t> table(pieces.size());
-  ParallelFor(pieces.size(), threads, [&](uint64_t i) {
-    table[i] = XXH3_64bits(pieces[i].data, pieces[i].bytes);
-    WriteFully(file.fd(), path, pieces[i].data, pieces[i].bytes, pieces[i].pos);
-  });
-  h.header_hash = HeaderHash(h, table);
-  WriteFully(file.fd(), path, table.data(), table.size() * sizeof(uint64_t), h.table_pos);
   std::vector<char> head(kCsrAlignment, 0);
+  if (out.replaces()) {  // a regular file: every chunk hashed and written where it goes
+    ParallelFor(pieces.size(), threads, [&](uint64_t i) {
+      table[i] = XXH3_64bits(pieces[i].data, pieces[i].bytes);
+      out.WriteAt(pieces[i].data, pieces[i].bytes, pieces[i].pos);
+    });
+    h.header_hash = HeaderHash(h, table);
+    out.WriteAt(table.data(), table.size() * sizeof(uint64_t), h.table_pos);
+    std::memcpy(head.data(), &h, sizeof(h));
+    out.WriteAt(head.data(), head.size(), 0);
+    out.Resize(h.file_size);
+    return;
+  }
+  // A device or a pipe: hashed first (the header holds the hash of the table), then written
+  // in file order, the gaps between sections as zeros.
+  ParallelFor(pieces.size(), threads,
+              [&](uint64_t i) { table[i] = XXH3_64bits(pieces[i].data, pieces[i].bytes); });
+  h.header_hash = HeaderHash(h, table);
   std::memcpy(head.data(), &h, sizeof(h));
-  WriteFully(file.fd(), path, head.data(), head.size(), 0);
-  if (ftruncate(file.fd(), static_cast<off_t>(h.file_size)) != 0)
-    ThrowSystemError(path, "cannot size");
-  file.Commit();
+  out.Write(head.data(), head.size());
+  uint64_t at = head.size();
+  const std::vector<char> zeros(kCsrAlignment, 0);
+  auto write_at = [&](const void* data, uint64_t bytes, uint64_t pos) {
+    for (; at < pos; at += std::min<uint64_t>(pos - at, zeros.size())) {
+      out.Write(zeros.data(), std::min<uint64_t>(pos - at, zeros.size()));
+    }
+    out.Write(data, bytes);
+    at += bytes;
+  };
+  for (const Piece& piece : pieces) write_at(piece.data, piece.bytes, piece.pos);
+  write_at(table.data(), table.size() * sizeof(uint64_t), h.table_pos);
+}
+
+void WriteCsrFile(const Csr& csr, const std::string& path, int threads) {
+  OutputFile out(path);
+  WriteCsrFile(csr, out, threads);
+  out.Commit();
 }
 
 bool IsCsrInput(const std::string& path, GraphFormat requested) {
@@ -151,40 +219,101 @@ CsrFile CsrFile::Open(const std::string& path) {
                         "file is " + std::to_string(size) + " bytes but its header says " +
                             std::to_string(h.file_size) + " (truncated or damaged)");
   }
-  const uint64_t max_entries = size / sizeof(uint64_t);
-  if (h.table_entries > max_entries || h.table_pos > size ||
-      h.table_pos + h.table_entries * sizeof(uint64_t) != size) {
+  // The chunk table: exactly the end of the file.
+  uint64_t table_bytes = 0;
+  if (h.table_pos > size || h.table_pos % kCsrAlignment != 0) {
     throw Error::AtByte(path, offsetof(CsrFileHeader, table_pos),
-                        "chunk table lies outside the file");
+                        "chunk table position " + std::to_string(h.table_pos) +
+                            " is not a 4096-byte boundary within the file");
+  }
+  if (!Mul(h.table_entries, sizeof(uint64_t), &table_bytes) || table_bytes != size - h.table_pos) {
+    throw Error::AtByte(path, offsetof(CsrFileHeader, table_entries),
+                        "chunk table of " + std::to_string(h.table_entries) +
+                            " entries does not end exactly at the end of the file");
   }
   f.table_.resize(h.table_entries);
-  ReadFully(f.fd_.get(), path, f.table_.data(), h.table_entries * sizeof(uint64_t), h.table_pos);
+  ReadFully(f.fd_.get(), path, f.table_.data(), table_bytes, h.table_pos);
   if (HeaderHash(h, f.table_) != h.header_hash) {
     throw Error::AtByte(path, kCsrHeaderHashOffset,
                         "header checksum mismatch (the header or the chunk table is corrupt)");
   }
-  // The checksum holds, so the header is what the writer wrote; still check its arithmetic.
-  const bool weighted = h.weight_type == static_cast<uint32_t>(CsrWeightType::kFloat32);
-  if (h.weight_type > 1 || h.chunk_bytes == 0 || h.num_vertices > kMaxVertexId + 1 ||
-      h.offsets_pos < sizeof(CsrFileHeader) ||
-      h.targets_pos < h.offsets_pos + (h.num_vertices + 1) * sizeof(EdgeIndex) ||
-      (weighted && h.weights_pos < h.targets_pos + h.num_edges * sizeof(VertexId)) ||
-      h.table_pos < (weighted ? h.weights_pos + h.num_edges * sizeof(Weight)
-                              : h.targets_pos + h.num_edges * sizeof(VertexId))) {
-    throw Error::AtByte(path, 0, "inconsistent .csr header (sections overlap or exceed the file)");
+  // The checksum holds, so the header is what some writer wrote; a crafted file can still
+  // carry a valid checksum, so check every size and position, without overflow.
+  auto bad_field = [&](size_t field, const std::string& message) {
+    return Error::AtByte(path, field, "inconsistent .csr header: " + message);
+  };
+  if (h.weight_type > static_cast<uint32_t>(CsrWeightType::kFloat32)) {
+    throw bad_field(offsetof(CsrFileHeader, weight_type),
+                    "unknown weight type " + std::to_string(h.weight_type));
   }
+  const bool weighted = h.weight_type == static_cast<uint32_t>(CsrWeightType::kFloat32);
+  if (h.chunk_bytes == 0 || h.chunk_bytes % kCsrAlignment != 0 ||
+      h.chunk_bytes > kCsrMaxChunkBytes) {
+    throw bad_field(offsetof(CsrFileHeader, chunk_bytes),
+                    "chunk_bytes " + std::to_string(h.chunk_bytes) +
+                        " is not a non-zero multiple of 4096 of at most 1 GiB");
+  }
+  if (h.num_vertices > uint64_t{kMaxVertexId} + 1) {
+    throw bad_field(offsetof(CsrFileHeader, num_vertices),
+                    "num_vertices " + std::to_string(h.num_vertices) + " is above 4294967295");
+  }
+  // Each section [pos, pos + bytes) starts on a 4 KiB boundary at or after the end of the one
+  // before (the header's for the first), and the last ends at or before the chunk table.
+  uint64_t prev_end = sizeof(CsrFileHeader);
+  auto place = [&](const char* name, size_t pos_field, uint64_t pos, size_t count_field,
+                   uint64_t count, uint64_t element_bytes) {
+    const bool edges = count_field == offsetof(CsrFileHeader, num_edges);
+    const char* count_name = edges ? "num_edges" : "num_vertices";
+    const uint64_t count_value = edges ? h.num_edges : h.num_vertices;
+    uint64_t bytes = 0;
+    if (!Mul(count, element_bytes, &bytes) || bytes > size) {
+      throw bad_field(count_field, std::string(count_name) + " " +
+                                       std::to_string(count_value) + ": the " + name +
+                                       " section of " + std::to_string(count) +
+                                       " entries would be larger than the " +
+                                       std::to_string(size) + "-byte file");
+    }
+    uint64_t end = 0;
+    if (pos % kCsrAlignment != 0 || pos < prev_end || !Add(pos, bytes, &end) ||
+        end > h.table_pos) {
+      throw bad_field(pos_field, std::string("the ") + name + " section at byte " +
+                                     std::to_string(pos) + " (" + std::to_string(bytes) +
+                                     " bytes) is not 4096-aligned between byte " +
+                                     std::to_string(prev_end) + " and the chunk table at byte " +
+                                     std::to_string(h.table_pos));
+    }
+    prev_end = end;
+    return bytes;
+  };
   uint64_t chunk = 0;
   auto section = [&](const char* name, uint64_t pos, uint64_t bytes) {
     Section s{name, pos, bytes, chunk};
-    chunk += Chunks(bytes, h.chunk_bytes);
+    chunk += ChunksOf(bytes, h.chunk_bytes);
     return s;
   };
-  f.offsets_ = section("offsets", h.offsets_pos, (h.num_vertices + 1) * sizeof(EdgeIndex));
-  f.targets_ = section("targets", h.targets_pos, h.num_edges * sizeof(VertexId));
-  if (weighted) f.weights_ = section("weights", h.weights_pos, h.num_edges * sizeof(Weight));
+  // num_vertices <= 2^32 - 1, so num_vertices + 1 cannot overflow.
+  const uint64_t offsets_bytes =
+      place("offsets", offsetof(CsrFileHeader, offsets_pos), h.offsets_pos,
+            offsetof(CsrFileHeader, num_vertices), h.num_vertices + 1, sizeof(EdgeIndex));
+  const uint64_t targets_bytes =
+      place("targets", offsetof(CsrFileHeader, targets_pos), h.targets_pos,
+            offsetof(CsrFileHeader, num_edges), h.num_edges, sizeof(VertexId));
+  f.offsets_ = section("offsets", h.offsets_pos, offsets_bytes);
+  f.targets_ = section("targets", h.targets_pos, targets_bytes);
+  if (weighted) {
+    const uint64_t weights_bytes =
+        place("weights", offsetof(CsrFileHeader, weights_pos), h.weights_pos,
+              offsetof(CsrFileHeader, num_edges), h.num_edges, sizeof(Weight));
+    f.weights_ = section("weights", h.weights_pos, weights_bytes);
+  } else if (h.weights_pos != 0) {
+    throw bad_field(offsetof(CsrFileHeader, weights_pos),
+                    "an unweighted graph with a weights section position (" +
+                        std::to_string(h.weights_pos) + ", must be 0)");
+  }
   if (chunk != h.table_entries) {
     throw Error::AtByte(path, offsetof(CsrFileHeader, table_entries),
-                        "chunk table has the wrong size");
+                        "chunk table has the wrong size: " + std::to_string(h.table_entries) +
+                            " entries for " + std::to_string(chunk) + " chunks");
   }
   return f;
 }
@@ -196,15 +325,17 @@ void CsrFile::VerifyChunk(const Section& s, uint64_t chunk, const char* data, ui
   }
 }
 
-void CsrFile::ReadSection(const Section& s, uint64_t offset, void* dst, uint64_t size) const {
-  if (size == 0) return;
-  ReadFully(fd_.get(), path_, dst, size, s.pos + offset);
+void CsrFile::ReadSection(const Section& s, uint64_t offset, void* dst, uint64_t size,
+                          void* tail, uint64_t tail_size) const {
+  if (size + tail_size == 0) return;
+  if (size > 0) ReadFully(fd_.get(), path_, dst, size, s.pos + offset);
   const uint64_t c = header_.chunk_bytes;
+  const uint64_t stop = offset + size;  // end of dst's bytes; the tail's follow
   const char* data = static_cast<const char*>(dst);
-  for (uint64_t k = offset / c; k * c < offset + size; ++k) {
+  for (uint64_t k = offset / c; k * c < stop + tail_size; ++k) {
     const uint64_t begin = k * c;
     const uint64_t end = std::min(begin + c, s.bytes);
-    if (begin >= offset && end <= offset + size) {
+    if (begin >= offset && end <= stop) {
       VerifyChunk(s, k, data + (begin - offset), end - begin);
       continue;
     }
@@ -212,26 +343,110 @@ void CsrFile::ReadSection(const Section& s, uint64_t offset, void* dst, uint64_t
     std::vector<char> whole(end - begin);
     ReadFully(fd_.get(), path_, whole.data(), whole.size(), s.pos + begin);
     const uint64_t lo = std::max(begin, offset);
-    const uint64_t hi = std::min(end, offset + size);
-    std::memcpy(whole.data() + (lo - begin), data + (lo - offset), hi - lo);  // what the caller got
+    const uint64_t hi = std::min(end, stop);
+    if (lo < hi) {
+      std::memcpy(whole.data() + (lo - begin), data + (lo - offset), hi - lo);  // what dst got
+    }
     VerifyChunk(s, k, whole.data(), whole.size());
+    const uint64_t tail_lo = std::max(begin, stop);
+    const uint64_t tail_hi = std::min(end, stop + tail_size);
+    if (tail_lo < tail_hi) {
+      std::memcpy(static_cast<char*>(tail) + (tail_lo - stop), whole.data() + (tail_lo - begin),
+                  tail_hi - tail_lo);
+    }
   }
 }
 
-void CsrFile::ReadOffsets(uint64_t first, std::span<EdgeIndex> out) const {
-  if (first + out.size() > num_vertices() + 1) throw Error(path_, "vertex range beyond the graph");
-  ReadSection(offsets_, first * sizeof(EdgeIndex), out.data(), out.size_bytes());
+void CsrFile::CheckRange(uint64_t first, uint64_t count, uint64_t limit, const char* what) const {
+  if (first > limit || count > limit - first) {
+    throw Error(path_, std::string(what) + " range [" + std::to_string(first) + ", +" +
+                           std::to_string(count) + ") beyond the graph");
+  }
+}
+
+void CsrFile::ReadOffsets(uint64_t first, std::span<EdgeIndex> out, bool check_next) const {
+  const uint64_t entries = num_vertices() + 1;
+  CheckRange(first, out.size(), entries, "vertex");
+  const bool with_next = check_next && !out.empty() && first + out.size() < entries;
+  EdgeIndex pair[2] = {0, 0};  // (out.back(), the offset after it)
+  ReadSection(offsets_, first * sizeof(EdgeIndex), out.data(), out.size_bytes(), &pair[1],
+              with_next ? sizeof(EdgeIndex) : 0);
+  CheckOffsets(first, out);
+  if (with_next) {
+    pair[0] = out.back();
+    CheckOffsets(first + out.size() - 1, pair);
+  }
 }
 
 void CsrFile::ReadTargets(uint64_t first, std::span<VertexId> out) const {
-  if (first + out.size() > num_edges()) throw Error(path_, "edge range beyond the graph");
+  CheckRange(first, out.size(), num_edges(), "edge");
   ReadSection(targets_, first * sizeof(VertexId), out.data(), out.size_bytes());
+  CheckTargets(first, out);
 }
 
 void CsrFile::ReadWeights(uint64_t first, std::span<Weight> out) const {
   if (!weighted()) throw Error(path_, "graph has no weights");
-  if (first + out.size() > num_edges()) throw Error(path_, "edge range beyond the graph");
+  CheckRange(first, out.size(), num_edges(), "edge");
   ReadSection(weights_, first * sizeof(Weight), out.data(), out.size_bytes());
+  CheckWeights(first, out);
+}
+
+void CsrFile::CheckOffsets(uint64_t first, std::span<const EdgeIndex> values) const {
+  if (values.empty()) return;
+  const uint64_t n = num_vertices();
+  const uint64_t m = num_edges();
+  const EdgeIndex* v = values.data();
+  const uint64_t count = values.size();
+  auto byte = [&](uint64_t i) { return offsets_.pos + (first + i) * sizeof(EdgeIndex); };
+  if (first == 0 && v[0] != 0) {
+    throw Error::AtByte(path_, byte(0),
+                        "offsets do not span the edges: offsets[0] is " + std::to_string(v[0]) +
+                            ", not 0");
+  }
+  if (first + count == n + 1 && v[count - 1] != m) {
+    throw Error::AtByte(path_, byte(count - 1),
+                        "offsets do not span the edges: offsets[" + std::to_string(n) + "] is " +
+                            std::to_string(v[count - 1]) + ", not the edge count " +
+                            std::to_string(m));
+  }
+  // One pass: non-decreasing values are all at most m when the last one is. The rest is the
+  // error path, which finds the first bad value exactly.
+  if (MaybeBadOffsets(v, count) || v[count - 1] > m) {
+    if (const uint64_t i = FirstAbove(v, count, EdgeIndex{m}); i != count) {
+      throw Error::AtByte(path_, byte(i),
+                          "offset " + std::to_string(v[i]) + " of vertex " +
+                              std::to_string(first + i) + " is beyond the edge count " +
+                              std::to_string(m));
+    }
+    const uint64_t i = FirstDecrease(v, count);  // values below m < 2^63: there is one
+    throw Error::AtByte(path_, byte(i),
+                        "offsets decrease: offsets[" + std::to_string(first + i) + "] = " +
+                            std::to_string(v[i]) + " > offsets[" + std::to_string(first + i + 1) +
+                            "] = " + std::to_string(v[i + 1]));
+  }
+}
+
+void CsrFile::CheckTargets(uint64_t first, std::span<const VertexId> values) const {
+  const uint64_t n = num_vertices();
+  if (values.empty()) return;
+  // n <= 2^32 - 1: every VertexId is below n when n is 2^32 - 1 but the reserved id.
+  const auto limit = static_cast<VertexId>(n == 0 ? 0 : n - 1);
+  const uint64_t i = n == 0 ? 0 : FirstAbove(values.data(), values.size(), limit);
+  if (i != values.size()) {
+    throw Error::AtByte(path_, targets_.pos + (first + i) * sizeof(VertexId),
+                        "target id " + std::to_string(values[i]) + " of edge " +
+                            std::to_string(first + i) + " is beyond the vertex count " +
+                            std::to_string(n));
+  }
+}
+
+void CsrFile::CheckWeights(uint64_t first, std::span<const Weight> values) const {
+  const uint64_t i = FirstNonFinite(values.data(), values.size());
+  if (i != values.size()) {
+    throw Error::AtByte(path_, weights_.pos + (first + i) * sizeof(Weight),
+                        "edge weight " + WeightText(values[i]) + " of edge " +
+                            std::to_string(first + i) + " is not a finite number");
+  }
 }
 
 Csr CsrFile::Load(int threads) const {
@@ -266,32 +481,30 @@ Csr CsrFile::Load(int threads) const {
   add(offsets_, csr.offsets.data());
   add(targets_, csr.targets.data());
   if (csr.weighted) add(weights_, csr.weights.data());
-  const EdgeIndex* offsets = csr.offsets.data();
   ParallelFor(jobs.size(), threads, [&](uint64_t i) {
     const Job& j = jobs[i];
     const uint64_t begin = j.chunk * header_.chunk_bytes;
     const uint64_t bytes = std::min(header_.chunk_bytes, j.section->bytes - begin);
     if (!mapped) ReadFully(fd_.get(), path_, j.data + begin, bytes, j.section->pos + begin);
     VerifyChunk(*j.section, j.chunk, j.data + begin, bytes);
-    // The hashes prove the bytes are the writer's; these prove the writer made a CSR.
+    // The hashes prove the bytes are the writer's; these prove the writer made a CSR. Each job
+    // checks its own chunk only (another job may still be reading the next one); chunk_bytes
+    // is a multiple of 4096, so no value straddles two chunks.
     if (j.section == &offsets_) {
-      const uint64_t first = begin / sizeof(EdgeIndex);
-      const uint64_t last = std::min(first + bytes / sizeof(EdgeIndex), n);  // pairs (v, v+1)
-      if (FirstDecrease(offsets, first, last) != last) {
-        uint64_t v = first;
-        while (offsets[v] <= offsets[v + 1]) ++v;
-        throw Error::AtByte(path_, offsets_.pos + v * sizeof(EdgeIndex), "offsets decrease");
-      }
+      CheckOffsets(begin / sizeof(EdgeIndex),
+                   {reinterpret_cast<const EdgeIndex*>(j.data + begin), bytes / sizeof(EdgeIndex)});
     } else if (j.section == &targets_) {
-      const auto* t = reinterpret_cast<const VertexId*>(j.data + begin);
-      const uint64_t count = bytes / sizeof(VertexId);
-      if (count > 0 && MaxOf(t, count) >= n) {
-        throw Error::AtByte(path_, targets_.pos + begin, "target id beyond the vertex count");
-      }
+      CheckTargets(begin / sizeof(VertexId),
+                   {reinterpret_cast<const VertexId*>(j.data + begin), bytes / sizeof(VertexId)});
+    } else {
+      CheckWeights(begin / sizeof(Weight),
+                   {reinterpret_cast<const Weight*>(j.data + begin), bytes / sizeof(Weight)});
     }
   });
-  if (csr.offsets[0] != 0 || csr.offsets[n] != m) {
-    throw Error::AtByte(path_, offsets_.pos, "offsets do not span the edges");
+  // The pairs of offsets that straddle two chunks.
+  const uint64_t per_chunk = header_.chunk_bytes / sizeof(EdgeIndex);
+  for (uint64_t v = per_chunk; v <= n; v += per_chunk) {
+    CheckOffsets(v - 1, std::span<const EdgeIndex>(csr.offsets.data() + v - 1, 2));
   }
   return csr;
 }

@@ -7,7 +7,8 @@
 //   table_pos       table_entries × uint64 XXH3-64 chunk hashes    ┘ be mapped or read alone
 //
 // Every section is hashed in chunks of chunk_bytes (the last chunk may be short), so a reader
-// of any range can verify exactly the chunks it touches. header_hash covers the header (with
+// of any range can verify exactly the chunks it touches. Sections start on 4 KiB boundaries,
+// in the order above, without overlap; the table ends the file. header_hash covers the header (with
 // header_hash zeroed) followed by the chunk table.
 #pragma once
 
@@ -18,8 +19,11 @@ namespace needle {
 
 inline constexpr char kCsrMagic[8] = {'N', 'E', 'E', 'D', 'L', 'C', 'S', 'R'};
 inline constexpr uint32_t kCsrVersion = 1;
-inline constexpr uint64_t kCsrChunkBytes = uint64_t{1} << 20;
+inline constexpr uint64_t kCsrChunkBytes = uint64_t{1} << 20;  // what the writer uses
 inline constexpr uint64_t kCsrAlignment = 4096;
+// A reader accepts chunk_bytes that are a multiple of kCsrAlignment (so no id, offset or weight
+// straddles two chunks and every chunk starts aligned) and at most this (a chunk is read whole).
+inline constexpr uint64_t kCsrMaxChunkBytes = uint64_t{1} << 30;
 
 enum class CsrWeightType : uint32_t { kNone = 0, kFloat32 = 1 };
 

@@ -4,7 +4,8 @@
 // bounded (about kBatchEdges · kMaxLineBytes of reserved, mostly untouched, address space).
 // Each batch is cut into one contiguous range per thread; every range is formatted into its
 // own buffer, the buffers' lengths give each one its file offset, and all are written with
-// pwrite at those offsets. The bytes of the file therefore do not depend on the thread count.
+// pwrite at those offsets (in order, one after another, to a device or a pipe). The bytes of
+// the file therefore do not depend on the thread count.
 //
 // Weights are printed so that the reader gets the same float back: integral values as plain
 // integers (the common case, and the cheapest to parse), others as std::to_chars' shortest
@@ -26,7 +27,7 @@
 #include "loaders/error.h"
 #include "loaders/huge_array.h"
 #include "loaders/parallel.h"
-#include "loaders/temp_file.h"
+#include "loaders/output_file.h"
 #include "loaders/unique_fd.h"
 
 namespace needle {
@@ -88,14 +89,18 @@ std::string CommentLines(const std::string& comment) {
 
 // Writes `total` edges, which for_range(begin, end, f) produces in order as f(u, v, w).
 template <class ForRange>
-void WriteText(const std::string& path, const std::string& comment, int threads, uint64_t total,
+void WriteText(OutputFile& out, const std::string& comment, int threads, uint64_t total,
                bool weighted, const ForRange& for_range) {
   threads = threads > 0 ? threads : omp_get_max_threads();
   const uint64_t parts = static_cast<uint64_t>(threads);
-  TempFile file(path);
+  const std::string& path = out.path();
   uint64_t offset = 0;
   const std::string header = CommentLines(comment);
-  WriteFully(file.fd(), path, header.data(), header.size(), offset);
+  if (out.replaces()) {
+    out.WriteAt(header.data(), header.size(), offset);
+  } else {
+    out.Write(header);
+  }
   offset += header.size();
 
   std::vector<HugeArray<char>> text(parts);
@@ -123,16 +128,19 @@ void WriteText(const std::string& path, const std::string& comment, int threads,
       positions[t] = offset;
       offset += lengths[t];
     }
-    ParallelFor(parts, threads, [&](uint64_t t) {
-      WriteFully(file.fd(), path, text[t].data(), lengths[t], positions[t]);
-    });
+    if (out.replaces()) {
+      ParallelFor(parts, threads, [&](uint64_t t) {
+        out.WriteAt(text[t].data(), lengths[t], positions[t]);
+      });
+    } else {  // a device or a pipe: in order
+      for (uint64_t t = 0; t < parts; ++t) out.Write(text[t].data(), lengths[t]);
+    }
   }
-  file.Commit();
 }
 
 }  // namespace
 
-void WriteEdgeListText(const EdgeList& edges, const std::string& path, const std::string& comment,
+void WriteEdgeListText(const EdgeList& edges, OutputFile& out, const std::string& comment,
                        int threads) {
   const std::vector<uint64_t> starts = edges.SegmentStarts();
   const uint64_t total = starts.back();
@@ -141,10 +149,10 @@ void WriteEdgeListText(const EdgeList& edges, const std::string& path, const std
       for (uint64_t i = 0; i < count; ++i) f(e[i].source, e[i].target, w ? w[i] : Weight{1});
     });
   };
-  WriteText(path, comment, threads, total, edges.weighted, for_range);
+  WriteText(out, comment, threads, total, edges.weighted, for_range);
 }
 
-void WriteCsrAsEdgeListText(const Csr& csr, const std::string& path, const std::string& comment,
+void WriteCsrAsEdgeListText(const Csr& csr, OutputFile& out, const std::string& comment,
                             int threads) {
   const EdgeIndex* offsets = csr.offsets.data();
   const uint64_t n = csr.num_vertices;
@@ -165,7 +173,21 @@ void WriteCsrAsEdgeListText(const Csr& csr, const std::string& path, const std::
       }
     }
   };
-  WriteText(path, comment, threads, csr.NumEdges(), csr.weighted, for_range);
+  WriteText(out, comment, threads, csr.NumEdges(), csr.weighted, for_range);
+}
+
+void WriteEdgeListText(const EdgeList& edges, const std::string& path, const std::string& comment,
+                       int threads) {
+  OutputFile out(path);
+  WriteEdgeListText(edges, out, comment, threads);
+  out.Commit();
+}
+
+void WriteCsrAsEdgeListText(const Csr& csr, const std::string& path, const std::string& comment,
+                            int threads) {
+  OutputFile out(path);
+  WriteCsrAsEdgeListText(csr, out, comment, threads);
+  out.Commit();
 }
 
 }  // namespace needle

@@ -5,6 +5,58 @@
 #include <utility>
 
 namespace needle {
+namespace {
+
+// A byte as an escape: \t, \n and \r as such, anything else as \xNN.
+void AppendEscaped(std::string& out, unsigned char c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  switch (c) {
+    case '\t':
+      out += "\\t";
+      return;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    default:
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+  }
+}
+
+// Control bytes become escapes; everything else (UTF-8 included) stays as it is.
+std::string EscapeControl(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      AppendEscaped(out, c);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string EscapeBytes(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (char ch : bytes) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f) {
+      AppendEscaped(out, c);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
 
 Error::Error(std::string path, const std::string& message, int sys_errno)
     : Error(std::move(path), kNoPosition, kNoPosition, message, sys_errno) {}
@@ -16,7 +68,7 @@ Error::Error(std::string path, uint64_t line, uint64_t byte, const std::string& 
       line_(line),
       byte_(byte),
       errno_(sys_errno),
-      message_(message) {}
+      message_(EscapeControl(message)) {}
 
 Error Error::AtLine(std::string path, uint64_t line, const std::string& message) {
   return Error(std::move(path), line, kNoPosition, message, 0);
@@ -29,13 +81,13 @@ Error Error::AtByte(std::string path, uint64_t byte_offset, const std::string& m
 
 std::string Error::Format(const std::string& path, uint64_t line, uint64_t byte,
                           const std::string& message, int sys_errno) {
-  std::string out = path;
+  std::string out = EscapeControl(path);
   if (line != kNoPosition) {
     out += ":" + std::to_string(line);
   } else if (byte != kNoPosition) {
     out += ": byte " + std::to_string(byte);
   }
-  out += ": " + message;
+  out += ": " + EscapeControl(message);
   if (sys_errno != 0) out += std::string(": ") + std::strerror(sys_errno);
   return out;
 }

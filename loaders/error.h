@@ -2,12 +2,16 @@
 //
 // Library code throws needle::Error; only main() turns it into a message and an exit code.
 // what() is one line a person can act on: "PATH:LINE: message", "PATH: byte N: message" or
-// "PATH: message", with strerror(errno) appended when a system call failed.
+// "PATH: message", with strerror(errno) appended when a system call failed. Control bytes in
+// the path or the message (a NUL, a newline, a terminal escape copied from bad input) appear
+// in what() and message() as \xNN (\t, \n, \r for those), so the line can be neither cut
+// short nor turned into terminal commands.
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace needle {
 
@@ -39,6 +43,11 @@ class Error : public std::runtime_error {
   int errno_ = 0;
   std::string message_;
 };
+
+// `bytes` of input, as printable ASCII for quoting in a message: every byte outside ' '..'~'
+// (control bytes, and bytes >= 0x80, which need not be valid UTF-8) becomes \xNN (\t, \n
+// and \r become those).
+std::string EscapeBytes(std::string_view bytes);
 
 // Throws Error(path, what, errno) with the current errno.
 [[noreturn]] void ThrowSystemError(const std::string& path, const std::string& what);

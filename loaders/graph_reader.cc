@@ -112,17 +112,27 @@ struct GraphReader::Async {
 
 namespace {
 
-// A .csr file: every range is a pread of exactly its bytes (plus checksum chunks).
+// A .csr file: every range is a pread of exactly its bytes (plus checksum chunks). CsrFile's
+// range reads check the values they return (offsets non-decreasing and within [0, m] inside
+// the range, targets below n, weights finite); this reader adds the pairs of offsets that
+// straddle two cached chunks, so every offset it walks has been checked against its
+// neighbours before a source id is derived from it.
 class CsrGraphReader final : public GraphReader {
  public:
   CsrGraphReader(const std::string& path, CsrFile file)
-      : GraphReader(path, GraphFormat::kCsr, file.weighted()), file_(std::move(file)) {}
+      : GraphReader(path, GraphFormat::kCsr, file.weighted()), file_(std::move(file)) {
+    // offsets[0] == 0 and offsets[n] == m (ReadOffsets checks the ends a range holds).
+    EdgeIndex end = 0;
+    file_.ReadOffsets(0, {&end, 1});
+    file_.ReadOffsets(file_.num_vertices(), {&end, 1});
+    set_content_hash(file_.header_hash());
+  }
   ~CsrGraphReader() override { Close(); }  // before the members the reader thread uses go
 
   std::optional<uint64_t> num_vertices() const override { return file_.num_vertices(); }
   std::optional<uint64_t> num_edges() const override { return file_.num_edges(); }
   void ReadVertexOffsets(uint64_t first, std::span<EdgeIndex> out) override {
-    file_.ReadOffsets(first, out);
+    file_.ReadOffsets(first, out, /*check_next=*/true);  // CsrFile is safe to share: pread only
   }
 
  protected:
@@ -132,7 +142,8 @@ class CsrGraphReader final : public GraphReader {
     count = std::min(count, m - first);
     file_.ReadTargets(first, out.targets.first(count));
     if (weighted()) file_.ReadWeights(first, out.weights.first(count));
-    // Sources: the vertex owning edge `first`, then walk the offsets forward.
+    // Sources: the vertex owning edge `first`, then walk the offsets forward. The offsets are
+    // checked non-decreasing from offsets[0] = 0 to offsets[n] = m, so u stays below n.
     uint64_t u = FindOwner(first);
     uint64_t next = Offset(u + 1);  // first edge past u's out-list
     for (uint64_t i = 0; i < count; ++i) {
@@ -145,23 +156,54 @@ class CsrGraphReader final : public GraphReader {
  private:
   uint64_t VerticesPerChunk() const { return kCsrChunkBytes / sizeof(EdgeIndex); }
 
-  // offsets[v], through a one-chunk cache of the offsets section.
+  // Loads the k-th block of VerticesPerChunk() offsets into the cache. ReadOffsets checks the
+  // block itself; the pair into the next block is checked against the sample (which holds
+  // the next block's first offset) once the sample is complete, and while it is being built
+  // against the block before (BuildSample).
+  void LoadBlock(uint64_t k) {
+    const uint64_t per = VerticesPerChunk();
+    cache_first_ = k * per;
+    cache_.resize(std::min(per, file_.num_vertices() + 1 - cache_first_));
+    file_.ReadOffsets(cache_first_, cache_);
+    if (k + 1 < sample_.size()) {
+      const EdgeIndex pair[2] = {cache_.back(), sample_[k + 1]};
+      file_.CheckOffsets(cache_first_ + cache_.size() - 1, pair);
+    }
+  }
+
+  // offsets[v], through a one-block cache of the offsets section.
   uint64_t Offset(uint64_t v) {
     if (v < cache_first_ || v >= cache_first_ + cache_.size()) {
-      const uint64_t per = VerticesPerChunk();
-      cache_first_ = v / per * per;
-      cache_.resize(std::min(per, file_.num_vertices() + 1 - cache_first_));
-      file_.ReadOffsets(cache_first_, cache_);
+      if (v > file_.num_vertices()) {  // cannot happen with checked offsets; never read past
+        throw Error(path(), "internal error: vertex " + std::to_string(v) + " beyond the graph");
+      }
+      LoadBlock(v / VerticesPerChunk());
     }
     return cache_[v - cache_first_];
+  }
+
+  // The first offset of every block, read once in order: every pair of offsets that
+  // straddles two blocks is checked on the way.
+  void BuildSample() {
+    const uint64_t per = VerticesPerChunk();
+    const uint64_t blocks = file_.num_vertices() / per + 1;
+    sample_.reserve(blocks);
+    EdgeIndex previous_last = 0;
+    for (uint64_t k = 0; k < blocks; ++k) {
+      LoadBlock(k);
+      if (k > 0) {
+        const EdgeIndex pair[2] = {previous_last, cache_[0]};
+        file_.CheckOffsets(k * per - 1, pair);
+      }
+      sample_.push_back(cache_[0]);
+      previous_last = cache_.back();
+    }
   }
 
   // The vertex u with offsets[u] <= e < offsets[u + 1].
   uint64_t FindOwner(uint64_t e) {
     const uint64_t per = VerticesPerChunk();
-    if (sample_.empty()) {  // first offset of every chunk of the offsets section
-      for (uint64_t v = 0; v <= file_.num_vertices(); v += per) sample_.push_back(Offset(v));
-    }
+    if (sample_.empty()) BuildSample();
     const uint64_t k = std::upper_bound(sample_.begin(), sample_.end(), e) - sample_.begin() - 1;
     uint64_t lo = k * per;
     uint64_t hi = std::min((k + 1) * per, file_.num_vertices() + 1);  // answer in [lo, hi)
@@ -217,6 +259,7 @@ class TextGraphReader final : public GraphReader {
         ended_ = true;
         num_vertices_ = stream_->num_vertices();
         num_edges_ = chunk_first_;
+        set_content_hash(stream_->content_hash());  // the stream has read the whole file
         break;
       }
       chunk_size_ = chunk_.NumEdges();
@@ -291,6 +334,16 @@ GraphReader::GraphReader(std::string path, GraphFormat format, bool weighted)
     : path_(std::move(path)), format_(format), weighted_(weighted) {}
 
 GraphReader::~GraphReader() { Close(); }
+
+std::optional<uint64_t> GraphReader::content_hash() const {
+  if (!has_content_hash_.load(std::memory_order_acquire)) return std::nullopt;
+  return content_hash_.load(std::memory_order_relaxed);
+}
+
+void GraphReader::set_content_hash(uint64_t hash) {
+  content_hash_.store(hash, std::memory_order_relaxed);
+  has_content_hash_.store(true, std::memory_order_release);
+}
 
 EdgeBlock GraphReader::ReadEdges(uint64_t first, const EdgeBuffers& out) {
   const uint64_t capacity = out.targets.size();

@@ -16,6 +16,7 @@
 // Blocking and async reads may be mixed; they are serialised.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -90,6 +91,12 @@ class GraphReader {
   // read that reached the end of the graph.
   virtual std::optional<uint64_t> num_vertices() const = 0;
   virtual std::optional<uint64_t> num_edges() const = 0;
+  // A fingerprint of the input file, equal to FileContentHash(path, format requested) from
+  // loaders/content_hash.h: for a .csr its header_hash (known at once; it covers the header
+  // and the chunk table, so every byte of every section); for a text file XXH3-64 of all its
+  // bytes (compressed bytes for gzip/xz), known once a read has reached the end of the graph,
+  // nullopt before. May be called from any thread.
+  std::optional<uint64_t> content_hash() const;
 
   // Reads edges [first, first + n) with n ≤ out.targets.size() into `out`; the block is shorter
   // than asked only at the end of the graph (empty from there on). Throws Error.
@@ -97,6 +104,8 @@ class GraphReader {
 
   // .csr only: offsets of vertices [first, first + out.size()) — the out-list of vertex v is
   // edges [offsets[v], offsets[v + 1]), which ReadEdges then reads. Throws Error otherwise.
+  // The offsets are checked as CsrFile::Load checks them (non-decreasing, at most num_edges,
+  // also against the offset that follows the range), with the byte offset of a bad one.
   virtual void ReadVertexOffsets(uint64_t first, std::span<EdgeIndex> out);
 
   // Delivers edges [first, last) — last clipped to the end of the graph — in blocks of at most
@@ -117,6 +126,7 @@ class GraphReader {
   GraphReader(std::string path, GraphFormat format, bool weighted);
   // Fills out with up to `count` edges from `first`; returns how many it wrote.
   virtual uint64_t Fill(uint64_t first, uint64_t count, const EdgeBuffers& out) = 0;
+  void set_content_hash(uint64_t hash);
 
  private:
   struct Async;
@@ -127,6 +137,8 @@ class GraphReader {
   bool weighted_;
   std::unique_ptr<Async> async_;
   GraphReaderOptions options_;
+  std::atomic<uint64_t> content_hash_{0};  // set on the reader thread, read from any
+  std::atomic<bool> has_content_hash_{false};
 };
 
 }  // namespace needle

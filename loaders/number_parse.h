@@ -59,12 +59,16 @@ inline const char* ParseUnsignedFast(const char* p, const char* end, uint64_t* v
 }
 
 // Decimal floating-point number: [+-]digits[.digits][(e|E)[+-]digits], or [+-].digits.
-inline const char* ParseReal(const char* p, const char* end, double* value) {
+// *nonzero (when given) says whether the number as written is non-zero, so that a caller can
+// tell a written 0 from a value that underflowed. The value is ±inf when the number is beyond
+// double's range and ±0 when it is below it; an exponent of any length costs O(1).
+inline const char* ParseReal(const char* p, const char* end, double* value,
+                             bool* nonzero = nullptr) {
   bool negative = false;
   if (p != end && (*p == '+' || *p == '-')) negative = (*p++ == '-');
   uint64_t mantissa = 0;
   int digits = 0;
-  int exponent = 0;
+  int64_t exponent = 0;  // int64: no line is long enough to overflow it with digit counts
   bool any = false;
   for (; p != end && IsDigit(*p); ++p, any = true) {
     if (digits < 19) {
@@ -90,25 +94,36 @@ inline const char* ParseReal(const char* p, const char* end, double* value) {
     bool exp_negative = false;
     if (p != end && (*p == '+' || *p == '-')) exp_negative = (*p++ == '-');
     if (p == end || !IsDigit(*p)) return nullptr;
-    int e = 0;
+    int64_t e = 0;
     for (; p != end && IsDigit(*p); ++p) {
-      if (e < 100000) e = e * 10 + (*p - '0');
+      // Saturates: from 10^17 on, the value is ±inf or 0 whatever the digits say.
+      if (e < 100'000'000'000'000'000) e = e * 10 + (*p - '0');
     }
     exponent += exp_negative ? -e : e;
   }
+  if (nonzero != nullptr) *nonzero = mantissa != 0;
   static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   double v = static_cast<double>(mantissa);
-  while (exponent > 22) {
-    v *= 1e22;
-    exponent -= 22;
+  if (mantissa == 0) {
+    v = 0;
+  } else if (exponent > 400) {  // mantissa >= 1: beyond double's 1.8e308
+    v = __builtin_inf();
+  } else if (exponent < -400) {  // mantissa < 1e19: below double's 4.9e-324
+    v = 0;
+  } else {
+    auto x = static_cast<int>(exponent);
+    while (x > 22) {
+      v *= 1e22;
+      x -= 22;
+    }
+    while (x < -22) {
+      v /= 1e22;
+      x += 22;
+    }
+    v = x >= 0 ? v * kPow10[x] : v / kPow10[-x];
   }
-  while (exponent < -22) {
-    v /= 1e22;
-    exponent += 22;
-  }
-  v = exponent >= 0 ? v * kPow10[exponent] : v / kPow10[-exponent];
   *value = negative ? -v : v;
   return p;
 }

@@ -3,7 +3,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -38,21 +41,66 @@ struct BlockResult {
   std::string error;  // only set when failed; lines then counts the lines before the bad one
 };
 
-std::string Quote(const char* p, const char* end) {
-  const char* stop = p;
-  while (stop < end && stop - p < 24 && *stop != '\n' && *stop != '\r') ++stop;
+// Input for a message: at most 24 bytes (then "..."), non-printable bytes as \xNN.
+std::string Excerpt(const char* p, const char* stop) {
+  constexpr ptrdiff_t kLimit = 24;
+  const bool cut = stop - p > kLimit;
+  return EscapeBytes(std::string_view(p, static_cast<size_t>(cut ? kLimit : stop - p))) +
+         (cut ? "..." : "");
+}
+
+// Quoted input for "found ..." messages.
+std::string Quoted(const char* p, const char* stop) {
   if (p == stop) return "the end of the line";
-  return "'" + std::string(p, stop) + "'";
+  return "'" + Excerpt(p, stop) + "'";
+}
+
+// The token at p: up to a blank, the line end or the end of the input.
+std::string QuoteToken(const char* p, const char* end) {
+  const char* stop = p;
+  while (!IsTokenEnd(stop, end)) ++stop;
+  return Quoted(p, stop);
+}
+
+// The rest of the line from p.
+std::string QuoteRest(const char* p, const char* end) {
+  const char* stop = p;
+  while (stop < end && *stop != '\n' && *stop != '\r') ++stop;
+  return Quoted(p, stop);
+}
+
+// A number for a message, as printf's %g writes it (3.40282e+38).
+std::string ShortNumber(double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", x);
+  return text;
+}
+
+// Doubles from here on round to ±inf in float32 (halfway to 2^128 rounds to even: up).
+constexpr double kRoundsToInfinity = 0x1.ffffffp+127;
+
+// The message for a weight float32 cannot hold: its magnitude rounds to infinity, or it is
+// non-zero and rounds to 0. [p, q) is the token as written.
+[[gnu::cold, gnu::noinline]] std::string WeightRangeError(const char* p, const char* q,
+                                                          double value) {
+  if (!(std::fabs(value) < kRoundsToInfinity)) {
+    return "edge weight " + Excerpt(p, q) + " does not fit float32 (magnitude at most " +
+           ShortNumber(std::numeric_limits<float>::max()) + ")";
+  }
+  return "edge weight " + Excerpt(p, q) + " does not fit float32 (it would round to 0; " +
+         "the smallest non-zero magnitude is " +
+         ShortNumber(std::numeric_limits<float>::denorm_min()) + ")";
 }
 
 [[gnu::cold, gnu::noinline]] std::string IdError(const char* p, const char* q, const char* end,
                                                  const LineRules& rules, const char* what,
                                                  uint64_t id, bool overflow) {
   if (q == nullptr || !IsTokenEnd(q, end)) {
-    return std::string("expected ") + what + " (a non-negative integer), found " + Quote(p, end);
+    return std::string("expected ") + what + " (a non-negative integer), found " +
+           QuoteToken(p, end);
   }
   if (overflow || id > rules.max_raw_id) {
-    return std::string(what) + " " + std::string(p, q) +
+    return std::string(what) + " " + Excerpt(p, q) +
            (rules.declared ? " is beyond the vertex count in the header"
                            : " is beyond the largest supported id 4294967294");
   }
@@ -111,7 +159,7 @@ void ParseBlock(const char* p, const char* end, const LineRules& rules, Edge* ed
     }
     if constexpr (kSyntax == LineSyntax::kDimacsArcs) {
       if (c != 'a' || p + 1 >= end || !IsBlank(p[1])) {
-        error = "expected an arc line 'a u v w', found " + Quote(p, end);
+        error = "expected an arc line 'a u v w', found " + QuoteToken(p, end);
         break;
       }
       p = SkipBlanks(p + 1, end);
@@ -136,12 +184,21 @@ void ParseBlock(const char* p, const char* end, const LineRules& rules, Edge* ed
         break;
       }
       double value = 0;
-      q = parse::ParseReal(p, end, &value);
+      bool nonzero = false;
+      q = parse::ParseReal(p, end, &value, &nonzero);
       if (q == nullptr || !IsTokenEnd(q, end)) {
-        error = "expected an edge weight (a number), found " + Quote(p, end);
+        error = "expected an edge weight (a number), found " + QuoteToken(p, end);
         break;
       }
-      w = static_cast<Weight>(value);
+      // Refuse what float32 cannot hold: a magnitude that rounds to infinity (checked before
+      // the cast, for which such a double is out of range), or a non-zero value that rounds
+      // to 0. One well-predicted branch per weight.
+      const bool too_large = !(std::fabs(value) < kRoundsToInfinity);
+      w = too_large ? 0 : static_cast<Weight>(value);
+      if (too_large || (w == 0 && nonzero)) [[unlikely]] {
+        error = WeightRangeError(p, q, value);
+        break;
+      }
       p = q;
     }
     p = SkipBlanks(p, end);
@@ -158,7 +215,7 @@ void ParseBlock(const char* p, const char* end, const LineRules& rules, Edge* ed
         const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
         p = nl ? static_cast<const char*>(nl) + 1 : end;
       } else {
-        error = "expected the end of the line, found " + Quote(p, end);
+        error = "expected the end of the line, found " + QuoteRest(p, end);
         break;
       }
     }

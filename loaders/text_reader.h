@@ -59,6 +59,9 @@ class TextStream {
   // Vertex count once Next() has returned false.
   uint64_t num_vertices() const { return num_vertices_; }
   uint64_t file_bytes_read() const { return source_->FileBytesRead(); }
+  // XXH3-64 of the file bytes read so far (compressed bytes for gzip/xz): the whole file's,
+  // equal to FileContentHash, once Next() has returned false.
+  uint64_t content_hash() const { return source_->ContentHash(); }
   uint64_t text_bytes() const { return text_bytes_; }
   uint64_t lines() const { return parser_->lines_parsed(); }
   uint64_t entries() const { return parser_->entries_parsed(); }

@@ -10,17 +10,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 
+#include "loaders/content_hash.h"
 #include "loaders/error.h"
-#include "loaders/temp_file.h"
+#include "loaders/output_file.h"
+#include "loaders/types.h"
 #include "loaders/unique_fd.h"
 #include "shards/shard_layout.h"
 
 namespace needle {
 namespace {
-
-constexpr size_t kHeadBytes = 64 << 10;
 
 std::string Hex(uint64_t v) {
   char buf[17];
@@ -40,6 +42,16 @@ std::vector<std::string> Split(std::string_view line) {
   return out;
 }
 
+int64_t ParseSigned(const std::string& path, uint64_t line, const std::string& token) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(token.c_str(), &end, 10);
+  if (token.empty() || *end != '\0' || errno != 0) {
+    throw Error::AtLine(path, line, "expected a number, found '" + token + "'");
+  }
+  return v;
+}
+
 uint64_t ParseNumber(const std::string& path, uint64_t line, const std::string& token,
                      bool hex = false) {
   errno = 0;
@@ -53,27 +65,33 @@ uint64_t ParseNumber(const std::string& path, uint64_t line, const std::string& 
 
 }  // namespace
 
-InputFingerprint InputFingerprint::Of(const std::string& path) {
+InputFingerprint InputFingerprint::Stat(const std::string& path) {
   InputFingerprint f;
   f.path = std::filesystem::absolute(path).lexically_normal().string();
-  UniqueFd fd = OpenForReading(path);
   struct stat st {};
-  if (fstat(fd.get(), &st) != 0) ThrowSystemError(path, "cannot stat");
+  if (stat(path.c_str(), &st) != 0) ThrowSystemError(path, "cannot stat");
   f.size = static_cast<uint64_t>(st.st_size);
   f.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  std::vector<char> head(std::min<uint64_t>(kHeadBytes, f.size));
-  ReadFully(fd.get(), path, head.data(), head.size(), 0);
-  f.head_hash = XXH3_64bits(head.data(), head.size());
+  f.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   return f;
 }
 
-std::string InputFingerprint::DifferenceFrom(const InputFingerprint& other) const {
-  if (path != other.path) return "it was built from " + other.path;
-  if (size != other.size) {
-    return "the input's size changed (" + HumanCount(other.size) + " -> " + HumanCount(size) + ")";
+bool InputFingerprint::SameStat(const InputFingerprint& other) const {
+  return path == other.path && size == other.size && mtime_ns == other.mtime_ns &&
+         ctime_ns == other.ctime_ns;
+}
+
+std::string InputDifference(const InputFingerprint& built, const InputFingerprint& now,
+                            GraphFormat format) {
+  if (now.path != built.path) return "it was built from " + built.path;
+  if (now.size != built.size) {
+    return "the input's size changed (" + HumanCount(built.size) + " -> " + HumanCount(now.size) +
+           ")";
   }
-  if (mtime_ns != other.mtime_ns) return "the input was modified since the shards were built";
-  if (head_hash != other.head_hash) return "the input's content changed";
+  if (now.SameStat(built)) return "";
+  if (FileContentHash(now.path, format) != built.content_hash) {
+    return "the input's content changed since the shards were built";
+  }
   return "";
 }
 
@@ -100,12 +118,13 @@ std::string Manifest::Serialize() const {
   out << "needle-shards " << version << "\n";
   out << "input-size " << input.size << "\n";
   out << "input-mtime-ns " << input.mtime_ns << "\n";
-  out << "input-head-hash " << Hex(input.head_hash) << "\n";
+  out << "input-ctime-ns " << input.ctime_ns << "\n";
+  out << "input-content-hash " << Hex(input.content_hash) << "\n";
   out << "input-path " << input.path << "\n";
   out << "memory " << choices.memory_bytes << "\n";
   out << "format " << choices.format << "\n";
   out << "weights " << choices.weights << "\n";
-  // Written only when not the default, so that a default manifest reads as it always did.
+  // Written only when not the default.
   if (choices.symmetrize) out << "symmetrize 1\n";
   if (!choices.costs.is_default()) {
     out << "interval-costs " << choices.costs.in_edge << " " << choices.costs.out_edge << " "
@@ -125,6 +144,13 @@ std::string Manifest::Serialize() const {
   return body + "manifest-hash " + Hex(XXH3_64bits(body.data(), body.size())) + "\n";
 }
 
+const ManifestFile* Manifest::File(std::string_view name) const {
+  for (const ManifestFile& f : files) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
 Manifest Manifest::Parse(const std::string& path, std::string_view text) {
   const size_t hash_at = text.rfind("manifest-hash ");
   if (hash_at == std::string_view::npos || (hash_at > 0 && text[hash_at - 1] != '\n')) {
@@ -142,7 +168,9 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
   Manifest m;
   m.bounds.clear();
   uint64_t line_no = 0;
-  uint64_t declared_intervals = UINT64_MAX;
+  uint64_t declared_intervals = 0;
+  std::set<std::string> seen;                    // keys that appear once
+  std::map<std::string, uint64_t> file_lines;  // file name → its line
   size_t pos = 0;
   while (pos < hash_at) {
     size_t nl = text.find('\n', pos);
@@ -152,35 +180,42 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
     std::vector<std::string> t = Split(line);
     if (t.empty()) continue;
     const std::string& key = t[0];
+    auto fail = [&](const std::string& what) { return Error::AtLine(path, line_no, what); };
     auto need = [&](size_t count) {
       if (t.size() != count + 1) {
-        throw Error::AtLine(path, line_no,
-                            "expected " + std::to_string(count) + " values after '" + key + "'");
+        throw fail("expected " + std::to_string(count) + " values after '" + key + "'");
       }
     };
     auto num = [&](size_t i) { return ParseNumber(path, line_no, t[i]); };
+    if (key != "interval" && key != "file" && !seen.insert(key).second) {
+      throw fail("'" + key + "' appears twice");
+    }
     if (line_no == 1) {
-      if (key != "needle-shards" || t.size() != 2)
-        throw Error::AtLine(path, 1, "not a needle shard manifest");
-      m.version = static_cast<uint32_t>(num(1));
+      if (key != "needle-shards" || t.size() != 2) throw fail("not a needle shard manifest");
+      m.version = static_cast<uint32_t>(std::min<uint64_t>(num(1), UINT32_MAX));
       if (m.version != kManifestVersion) {
-        throw Error::AtLine(path, 1,
-                            "shard format version " + std::to_string(m.version) +
-                                (m.version > kManifestVersion ? " is newer than" : " is not") +
-                                " the version this needle reads (" +
-                                std::to_string(kManifestVersion) + ")");
+        throw fail("shard format version " + t[1] +
+                   (m.version > kManifestVersion ? " is newer than" : " is not") +
+                   " the version this needle reads (" + std::to_string(kManifestVersion) + ")");
       }
+    } else if (key == "needle-shards") {
+      throw fail("'needle-shards' must be the first line");
     } else if (key == "input-size") {
       need(1);
       m.input.size = num(1);
     } else if (key == "input-mtime-ns") {
       need(1);
-      m.input.mtime_ns = static_cast<int64_t>(num(1));
-    } else if (key == "input-head-hash") {
+      m.input.mtime_ns = ParseSigned(path, line_no, t[1]);
+    } else if (key == "input-ctime-ns") {
       need(1);
-      m.input.head_hash = ParseNumber(path, line_no, t[1], true);
+      m.input.ctime_ns = ParseSigned(path, line_no, t[1]);
+    } else if (key == "input-content-hash") {
+      need(1);
+      m.input.content_hash = ParseNumber(path, line_no, t[1], true);
     } else if (key == "input-path") {
-      m.input.path = std::string(line.substr(line.find(' ') + 1));
+      const size_t space = line.find(' ');
+      if (t.size() < 2 || space == std::string_view::npos) throw fail("expected a path");
+      m.input.path = std::string(line.substr(space + 1));
     } else if (key == "memory") {
       need(1);
       m.choices.memory_bytes = num(1);
@@ -189,11 +224,12 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
       m.choices.format = t[1];
     } else if (key == "weights") {
       need(1);
+      if (t[1] != "auto" && t[1] != "yes" && t[1] != "no") throw fail("weights must be auto, yes or no");
       m.choices.weights = t[1];
     } else if (key == "symmetrize") {  // absent: false
       need(1);
       const uint64_t v = num(1);
-      if (v > 1) throw Error::AtLine(path, line_no, "symmetrize must be 0 or 1");
+      if (v > 1) throw fail("symmetrize must be 0 or 1");
       m.choices.symmetrize = v == 1;
     } else if (key == "interval-costs") {  // absent: the defaults
       need(3);
@@ -201,42 +237,102 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
     } else if (key == "vertices") {
       need(1);
       m.num_vertices = num(1);
+      if (m.num_vertices > kMaxVertexId + 1) {
+        throw fail("vertex count " + t[1] + " is beyond the largest supported (" +
+                   std::to_string(kMaxVertexId + 1) + ")");
+      }
     } else if (key == "edges") {
       need(1);
       m.num_edges = num(1);
     } else if (key == "weighted") {
       need(1);
-      m.weighted = num(1) != 0;
+      const uint64_t v = num(1);
+      if (v > 1) throw fail("weighted must be 0 or 1");
+      m.weighted = v == 1;
     } else if (key == "intervals") {
       need(1);
       declared_intervals = num(1);
     } else if (key == "interval") {
       need(3);
-      if (num(1) != m.bounds.size() - (m.bounds.empty() ? 0 : 1) ||
-          (!m.bounds.empty() && num(2) != m.bounds.back())) {
-        throw Error::AtLine(path, line_no, "intervals out of order or not contiguous");
+      if (!seen.count("vertices")) throw fail("interval lines must follow the vertex count");
+      const uint64_t index = num(1), begin = num(2), end = num(3);
+      const uint64_t expected_begin = m.bounds.empty() ? 0 : m.bounds.back();
+      if (index != (m.bounds.empty() ? 0 : m.bounds.size() - 1) || begin != expected_begin) {
+        throw fail("intervals out of order or not contiguous");
       }
-      if (m.bounds.empty()) m.bounds.push_back(static_cast<uint32_t>(num(2)));
-      if (num(3) < num(2)) throw Error::AtLine(path, line_no, "interval ends before it starts");
-      m.bounds.push_back(static_cast<uint32_t>(num(3)));
+      // Every interval holds a vertex, but the one interval of a graph without vertices.
+      if (end > m.num_vertices || (end <= begin && m.num_vertices > 0)) {
+        throw fail("interval " + t[1] + " ends " +
+                   (end > m.num_vertices ? "beyond the vertex count" : "where it starts"));
+      }
+      if (m.bounds.empty()) m.bounds.push_back(static_cast<uint32_t>(begin));
+      m.bounds.push_back(static_cast<uint32_t>(end));
     } else if (key == "file") {
       need(3);
-      m.files.push_back(ManifestFile{t[1], num(2), ParseNumber(path, line_no, t[3], true)});
+      const std::string& name = t[1];
+      if (name == "." || name == ".." || name.find('/') != std::string::npos) {
+        throw fail("file name '" + name + "' is not a plain name in the set's directory");
+      }
+      if (!file_lines.emplace(name, line_no).second) throw fail(name + " is listed twice");
+      const uint64_t size = num(2);
+      if (size % kShardAlignment != 0) {
+        throw fail("the size of " + name + " is not a multiple of " +
+                   std::to_string(kShardAlignment));
+      }
+      m.files.push_back(ManifestFile{name, size, ParseNumber(path, line_no, t[3], true)});
     } else {
-      throw Error::AtLine(path, line_no, "unknown manifest key '" + key + "'");
+      throw fail("unknown manifest key '" + key + "'");
     }
   }
-  if (m.bounds.size() < 2 || declared_intervals != m.bounds.size() - 1 || m.bounds.front() != 0 ||
+  for (const char* key : {"input-size", "input-mtime-ns", "input-ctime-ns", "input-content-hash",
+                          "input-path", "memory", "format", "weights", "vertices", "edges",
+                          "weighted", "intervals"}) {
+    if (!seen.count(key)) throw Error(path, std::string("the manifest has no '") + key + "' line");
+  }
+  if (m.bounds.size() < 2 || declared_intervals != m.bounds.size() - 1 ||
       m.bounds.back() != m.num_vertices) {
     throw Error(path, "manifest intervals do not cover the vertices");
+  }
+  // Exactly the set's files, windows.idx and degrees.bin of the sizes the counts imply.
+  const uint64_t intervals = m.num_intervals();
+  std::map<std::string, uint64_t> expected;  // name → size, or kAnySize
+  constexpr uint64_t kAnySize = UINT64_MAX;
+  uint64_t window_bytes = 0, degree_bytes = 0;
+  if (__builtin_mul_overflow(intervals, intervals + 1, &window_bytes) ||
+      __builtin_mul_overflow(window_bytes, uint64_t{sizeof(WindowEntry)}, &window_bytes) ||
+      __builtin_mul_overflow(m.num_vertices, uint64_t{8}, &degree_bytes)) {
+    throw Error(path, "the counts imply files beyond any size");
+  }
+  expected[kWindowsName] = ShardAlignUp(window_bytes);
+  expected[kDegreesName] = ShardAlignUp(degree_bytes);
+  for (uint32_t p = 0; p < intervals; ++p) {
+    expected[ShardFileName(p, ".adj")] = kAnySize;
+    expected[ShardFileName(p, ".val")] = kAnySize;
+    expected[ScatterIndexName(p)] = kAnySize;
+  }
+  for (const ManifestFile& f : m.files) {
+    const auto it = expected.find(f.name);
+    if (it == expected.end()) {
+      throw Error::AtLine(path, file_lines[f.name], "lists " + f.name + ", not a file of the set");
+    }
+    if (it->second != kAnySize && it->second != f.size) {
+      throw Error::AtLine(path, file_lines[f.name],
+                          f.name + " has " + std::to_string(f.size) + " bytes; " +
+                              std::to_string(intervals) + " intervals and " +
+                              std::to_string(m.num_vertices) + " vertices need " +
+                              std::to_string(it->second));
+    }
+  }
+  for (const auto& [name, size] : expected) {
+    if (!file_lines.count(name)) throw Error(path, "does not list " + name);
   }
   return m;
 }
 
 void WriteManifest(const Manifest& manifest, const std::string& dir) {
   const std::string text = manifest.Serialize();
-  TempFile file(dir + "/" + kManifestName);
-  WriteFully(file.fd(), file.final_path(), text.data(), text.size(), 0);
+  OutputFile file(dir + "/" + kManifestName);
+  file.Write(text);
   file.Commit();
 }
 

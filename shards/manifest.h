@@ -16,24 +16,40 @@
 #include <string_view>
 #include <vector>
 
+#include "loaders/format.h"
 #include "shards/intervals.h"
 
 namespace needle {
 
-// 2: the scatter index files (scatter-PPPP.idx) joined the set; a version-1 set is rebuilt.
-inline constexpr uint32_t kManifestVersion = 2;
+// 2: the scatter index files (scatter-PPPP.idx) joined the set.
+// 3: the input fingerprint holds the inode's change time and a hash of the whole input.
+// A set of another version is rebuilt.
+inline constexpr uint32_t kManifestVersion = 3;
 
-// Identifies an input file's content cheaply: size, modification time, and the hash of its
-// first 64 KiB.
+// What a shard set was built from: the input's absolute path, size, modification and change
+// times, and a hash of its whole content (FileContentHash: XXH3-64 of every byte of a text
+// input, compressed or not; the header hash of a .csr, which covers every section through
+// its chunk hashes), taken by the sharder during its single read of the input.
 struct InputFingerprint {
   std::string path;  // absolute
   uint64_t size = 0;
   int64_t mtime_ns = 0;
-  uint64_t head_hash = 0;
-  static InputFingerprint Of(const std::string& path);  // throws Error
-  // Empty when equal, else why not (e.g. "the input's size changed (10 → 12 bytes)").
-  std::string DifferenceFrom(const InputFingerprint& other) const;
+  int64_t ctime_ns = 0;  // the inode's change time: any write or touch sets it to now
+  uint64_t content_hash = 0;
+  // Path, size and times of `path` (content_hash left 0). Throws Error.
+  static InputFingerprint Stat(const std::string& path);
+  // Whether path, size and both times are those of `other`.
+  bool SameStat(const InputFingerprint& other) const;
 };
+
+// Why the input now at `now` (InputFingerprint::Stat) is not the one `built` describes, or
+// empty when it is: a different path or size is a different input; the same times mean the
+// same content (a change to a file sets its change time, which cannot be set back); otherwise
+// the content is hashed (FileContentHash, as the sharder's `format` reads it) and compared, so
+// a file edited and touched back to its old mtime is noticed, and a file whose times changed
+// but whose bytes did not (copied back, touched) is still the same input.
+std::string InputDifference(const InputFingerprint& built, const InputFingerprint& now,
+                            GraphFormat format);
 
 // The options that change what the sharder writes.
 struct ShardingChoices {
@@ -65,8 +81,14 @@ struct Manifest {
 
   uint32_t num_intervals() const { return static_cast<uint32_t>(bounds.size() - 1); }
   std::string Serialize() const;
-  // Throws Error naming `path` and the line for anything malformed or a newer version.
+  // Parses and checks what the text alone can tell: its hash, every key known and present
+  // once, numbers in range, interval bounds increasing from 0 to the vertex count, every file
+  // of the set (shard_layout.h) listed once under a plain name, and the sizes of windows.idx
+  // and degrees.bin those counts imply. Throws Error naming `path` and the line for anything
+  // malformed or of another version.
   static Manifest Parse(const std::string& path, std::string_view text);
+  // The entry of file `name`, or nullptr.
+  const ManifestFile* File(std::string_view name) const;
 };
 
 // Writes dir/manifest atomically (temporary name, fsync, rename, fsync of dir).

@@ -27,7 +27,8 @@
 namespace needle {
 
 inline constexpr char kShardMagic[8] = {'N', 'E', 'E', 'D', 'L', 'A', 'D', 'J'};
-inline constexpr uint32_t kShardFormatVersion = 1;
+// 2: the header records the interval's vertex range.
+inline constexpr uint32_t kShardFormatVersion = 2;
 inline constexpr uint64_t kShardAlignment = 4096;
 inline constexpr const char* kManifestName = "manifest";
 inline constexpr const char* kWindowsName = "windows.idx";
@@ -46,7 +47,9 @@ struct ShardFileHeader {
   uint64_t num_edges;
   uint64_t runs_pos;     // byte offset of the runs section
   uint64_t targets_pos;  // byte offset of the targets section
-  uint64_t reserved[2];
+  uint32_t first_vertex;  // the shard's interval, [first_vertex, end_vertex): its targets' range
+  uint32_t end_vertex;
+  uint64_t reserved;
 };
 static_assert(sizeof(ShardFileHeader) == 64);
 

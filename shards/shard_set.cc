@@ -1,23 +1,92 @@
 #include "shards/shard_set.h"
 
 #include <sys/stat.h>
+#include <xxhash.h>
+
+#include <cstddef>
 
 #include <cstring>
+#include <filesystem>
 #include <exception>
 #include <mutex>
 
 #include "loaders/error.h"
 #include "loaders/parallel.h"
+#include "loaders/types.h"
 #include "loaders/unique_fd.h"
 #include "shards/hashing_writer.h"
 #include "shards/io_backend.h"
+#include "shards/run_codec.h"
+#include "shards/set_lock.h"
 
 namespace needle {
+
+namespace {
+
+// a + b and a * b, or an Error naming `path` when they overflow.
+uint64_t Add(const std::string& path, uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw Error(path, "sizes in the header overflow");
+  return r;
+}
+uint64_t Mul(const std::string& path, uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw Error(path, "sizes in the header overflow");
+  return r;
+}
+
+// Shard p's header: its own magic, version and index, and sections that lie where the layout
+// puts them and fill a file of the size the manifest lists.
+ShardFileHeader ReadShardHeader(const std::string& path, uint32_t p, uint32_t begin,
+                                uint32_t end, uint64_t adj_size, uint64_t val_size) {
+  UniqueFd fd = OpenForReading(path);
+  ShardFileHeader h{};
+  if (adj_size < sizeof(h)) throw Error::AtByte(path, 0, "too short for a shard header");
+  ReadFully(fd.get(), path, &h, sizeof(h), 0);
+  if (std::memcmp(h.magic, kShardMagic, sizeof(kShardMagic)) != 0) {
+    throw Error::AtByte(path, 0, "wrong magic: not a needle shard file");
+  }
+  if (h.version != kShardFormatVersion || h.shard != p) {
+    throw Error::AtByte(path, offsetof(ShardFileHeader, version),
+                        "shard file version or index does not match the manifest");
+  }
+  if (h.first_vertex != begin || h.end_vertex != end) {
+    throw Error::AtByte(path, offsetof(ShardFileHeader, first_vertex),
+                        "the shard holds interval [" + std::to_string(h.first_vertex) + ", " +
+                            std::to_string(h.end_vertex) + "), the manifest says [" +
+                            std::to_string(begin) + ", " + std::to_string(end) + ")");
+  }
+  const uint64_t runs_end = Add(path, h.runs_pos, Mul(path, h.num_runs, sizeof(SourceRun)));
+  const uint64_t targets_end = Add(path, h.targets_pos, Mul(path, h.num_edges, sizeof(VertexId)));
+  if (h.num_runs > h.num_edges || (h.num_edges > 0 && h.num_runs == 0)) {
+    throw Error::AtByte(path, offsetof(ShardFileHeader, num_runs),
+                        std::to_string(h.num_runs) + " runs cannot hold " +
+                            std::to_string(h.num_edges) + " edges");
+  }
+  if (h.runs_pos != kShardAlignment || h.targets_pos != ShardAlignUp(runs_end) ||
+      ShardAlignUp(targets_end) != adj_size) {
+    throw Error::AtByte(path, offsetof(ShardFileHeader, runs_pos),
+                        "sections do not lie where the layout puts them in a file of " +
+                            std::to_string(adj_size) + " bytes");
+  }
+  if (ShardAlignUp(Mul(path, h.num_edges, sizeof(float))) != val_size) {
+    throw Error(path, "its value file has " + std::to_string(val_size) + " bytes, not " +
+                          std::to_string(ShardAlignUp(h.num_edges * sizeof(float))) + " for " +
+                          std::to_string(h.num_edges) + " edges");
+  }
+  return h;
+}
+
+}  // namespace
 
 ShardSet ShardSet::Open(const std::string& dir, bool verify_digests) {
   ShardSet set;
   set.dir_ = dir;
-  set.manifest_ = ReadManifest(dir);
+  if (!std::filesystem::is_directory(dir)) {
+    throw Error(dir, "not a shard set: not a directory with a manifest");
+  }
+  set.lock_ = LockSetForReading(dir);
+  set.manifest_ = ReadManifest(dir);  // every file listed once, windows.idx and degrees.bin sized
   const Manifest& m = set.manifest_;
   const uint32_t shards = m.num_intervals();
   // Every file the manifest names, with its size; then the digests, in parallel.
@@ -25,6 +94,7 @@ ShardSet ShardSet::Open(const std::string& dir, bool verify_digests) {
     const std::string path = dir + "/" + f.name;
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) throw Error(path, "shard set file is missing", errno);
+    if (!S_ISREG(st.st_mode)) throw Error(path, "shard set file is not a regular file");
     if (static_cast<uint64_t>(st.st_size) != f.size) {
       throw Error(path, "shard set file has " + std::to_string(st.st_size) +
                             " bytes, the manifest says " + std::to_string(f.size));
@@ -38,60 +108,78 @@ ShardSet ShardSet::Open(const std::string& dir, bool verify_digests) {
       }
     });
   }
-  for (uint32_t p = 0; p < shards; ++p) {
-    bool listed_adj = false, listed_val = false;
-    for (const ManifestFile& f : m.files) {
-      listed_adj |= f.name == ShardFileName(p, ".adj");
-      listed_val |= f.name == ShardFileName(p, ".val");
-    }
-    if (!listed_adj || !listed_val)
-      throw Error(dir + "/manifest", "does not list shard " + std::to_string(p));
-    const std::string path = set.AdjacencyPath(p);
-    UniqueFd fd = OpenForReading(path);
-    ShardFileHeader h{};
-    ReadFully(fd.get(), path, &h, sizeof(h), 0);
-    if (std::memcmp(h.magic, kShardMagic, sizeof(kShardMagic)) != 0) {
-      throw Error::AtByte(path, 0, "wrong magic: not a needle shard file");
-    }
-    if (h.version != kShardFormatVersion || h.shard != p) {
-      throw Error::AtByte(path, 8, "shard file version or index does not match the manifest");
-    }
-    set.headers_.push_back(h);
-  }
-  const std::string windows = dir + "/" + kWindowsName;
-  UniqueFd fd = OpenForReading(windows);
-  set.windows_.resize(static_cast<size_t>(shards) * (shards + 1));
-  const uint64_t bytes = set.windows_.size() * sizeof(WindowEntry);
-  if (FileSize(fd.get(), windows) < bytes) throw Error(windows, "window index is too short");
-  ReadFully(fd.get(), windows, set.windows_.data(), bytes, 0);
+  // Structure: checked whether or not the digests were, so that nothing below (nor the
+  // engine) reads or writes outside what the files hold.
   uint64_t edges = 0;
   for (uint32_t p = 0; p < shards; ++p) {
-    const WindowEntry& total = set.Window(p, shards);
-    if (total.first_edge != set.headers_[p].num_edges ||
-        total.first_run != set.headers_[p].num_runs) {
-      throw Error(windows, "window index disagrees with shard " + std::to_string(p));
-    }
-    edges += total.first_edge;
+    const std::string adj = ShardFileName(p, ".adj"), val = ShardFileName(p, ".val");
+    set.headers_.push_back(ReadShardHeader(dir + "/" + adj, p, m.bounds[p], m.bounds[p + 1],
+                                           m.File(adj)->size, m.File(val)->size));
+    edges = Add(dir + "/" + adj, edges, set.headers_.back().num_edges);
   }
-  if (edges != m.num_edges) throw Error(dir + "/manifest", "edge count disagrees with the shards");
-  // The scatter indexes' offsets: P + 1 per interval, ascending, within the file.
+  if (edges != m.num_edges) {
+    throw Error(dir + "/" + kManifestName, "edge count " + std::to_string(m.num_edges) +
+                                               " disagrees with the shards' " +
+                                               std::to_string(edges));
+  }
+  // The window index: read whole (its size follows from the interval count, checked by the
+  // manifest), so its digest is always checked — it is small and every window read and
+  // written depends on it.
+  const std::string windows = dir + "/" + kWindowsName;
+  UniqueFd fd = OpenForReading(windows);
+  const uint64_t window_bytes = m.File(kWindowsName)->size;
+  std::vector<std::byte> raw(window_bytes);
+  ReadFully(fd.get(), windows, raw.data(), raw.size(), 0);
+  if (XXH3_64bits(raw.data(), raw.size()) != m.File(kWindowsName)->digest) {
+    throw Error(windows, "checksum mismatch: the file is corrupt (rebuild the shard set)");
+  }
+  set.windows_.resize(static_cast<size_t>(shards) * (shards + 1));
+  std::memcpy(set.windows_.data(), raw.data(), set.windows_.size() * sizeof(WindowEntry));
+  for (uint32_t p = 0; p < shards; ++p) {
+    // From (0, 0), runs and edges never decrease, a window with edges has runs and no more
+    // runs than edges, and the last entry holds the shard's totals.
+    const ShardFileHeader& h = set.headers_[p];
+    for (uint32_t q = 0; q <= shards; ++q) {
+      const WindowEntry& w = set.Window(p, q);
+      const WindowEntry previous = q == 0 ? WindowEntry{0, 0} : set.Window(p, q - 1);
+      const bool ok = w.first_run >= previous.first_run && w.first_edge >= previous.first_edge &&
+                      w.first_run - previous.first_run <= w.first_edge - previous.first_edge &&
+                      (w.first_edge == previous.first_edge || w.first_run > previous.first_run) &&
+                      (q > 0 || (w.first_run == 0 && w.first_edge == 0)) &&
+                      (q < shards || (w.first_run == h.num_runs && w.first_edge == h.num_edges));
+      if (!ok) {
+        throw Error::AtByte(windows,
+                            (static_cast<uint64_t>(p) * (shards + 1) + q) * sizeof(WindowEntry),
+                            "window index entry (shard " + std::to_string(p) + ", interval " +
+                                std::to_string(q) + ") disagrees with its neighbours or shard");
+      }
+    }
+  }
+  // The scatter indexes' offsets: P + 1 per interval, from the end of the offsets, ascending,
+  // within the file, and each window's bytes room for its runs (2 to 10 bytes a run).
   set.scatter_offsets_.resize(static_cast<size_t>(shards) * (shards + 1));
   for (uint32_t p = 0; p < shards; ++p) {
-    const std::string name = ScatterIndexName(p);
-    bool listed = false;
-    for (const ManifestFile& f : m.files) listed |= f.name == name;
-    if (!listed) throw Error(dir + "/manifest", "does not list " + name);
     const std::string path = set.ScatterIndexPath(p);
-    UniqueFd index = OpenForReading(path);
     uint64_t* offsets = set.scatter_offsets_.data() + static_cast<size_t>(p) * (shards + 1);
     const uint64_t header = 8 * (uint64_t{shards} + 1);
-    const uint64_t size = FileSize(index.get(), path);
+    const uint64_t size = m.File(ScatterIndexName(p))->size;
     if (size < header) throw Error(path, "scatter index is too short for its offsets");
+    UniqueFd index = OpenForReading(path);
     ReadFully(index.get(), path, offsets, header, 0);
     for (uint32_t q = 0; q <= shards; ++q) {
       const uint64_t low = q == 0 ? header : offsets[q - 1];
-      if (offsets[q] < low || offsets[q] > size || (q == 0 && offsets[q] != header)) {
+      if (offsets[q] < low || offsets[q] > size || (q == 0 && offsets[q] != header) ||
+          (q == shards && ShardAlignUp(offsets[q]) != size)) {
         throw Error::AtByte(path, 8 * uint64_t{q}, "scatter index offsets out of order");
+      }
+      if (q == shards) break;
+      const uint64_t runs = set.Window(q, p + 1).first_run - set.Window(q, p).first_run;
+      const uint64_t bytes = offsets[q + 1] >= offsets[q] ? offsets[q + 1] - offsets[q] : 0;
+      if (offsets[q + 1] >= offsets[q] && (bytes < 2 * runs || bytes > MaxEncodedRunBytes(runs))) {
+        throw Error::AtByte(path, 8 * uint64_t{q},
+                            "scatter index window of shard " + std::to_string(q) + " has " +
+                                std::to_string(bytes) + " bytes for " + std::to_string(runs) +
+                                " runs");
       }
     }
   }

@@ -1,15 +1,24 @@
 // ShardSet: an opened, checked shard set directory.
 //
-// Open() refuses a set whose manifest is missing, corrupt or of a newer version, or any of
+// Open() refuses a set whose manifest is missing, corrupt or of another version, or any of
 // whose files is missing, of the wrong size, or (when verifying) fails its digest — naming
-// the file. The window index is held in memory; the shard files are read by the engine
-// through the I/O backends.
+// the file. Whether or not digests are verified, it checks the structure the engine relies on
+// — the manifest's (Manifest::Parse), every shard header against its file's size, the window
+// index (always against its digest, too: it is read whole) against the shards, and the scatter
+// indexes' offsets against the window index — so that a damaged or crafted set is refused
+// with the file and byte instead of read out of bounds; what only the data can tell (the runs
+// of a window) the engine checks as it decodes them (run_codec.h). The window index is held in
+// memory; the shard files are read by the engine through the I/O backends.
+//
+// An open ShardSet holds a shared lock on its directory (set_lock.h): a sharder does not
+// replace the set while it is open, and Open() fails while a sharder is writing it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "loaders/file_lock.h"
 #include "shards/manifest.h"
 #include "shards/shard_layout.h"
 
@@ -45,6 +54,7 @@ class ShardSet {
 
  private:
   std::string dir_;
+  FileLock lock_;  // shared, on dir_
   Manifest manifest_;
   std::vector<ShardFileHeader> headers_;
   std::vector<WindowEntry> windows_;

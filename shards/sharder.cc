@@ -1,10 +1,12 @@
 #include "shards/sharder.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <chrono>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "loaders/cleanup.h"
 #include "loaders/error.h"
 #include "loaders/graph_reader.h"
 #include "loaders/huge_array.h"
@@ -23,6 +26,7 @@
 #include "shards/run_codec.h"
 #include "shards/shard_layout.h"
 #include "shards/shard_set.h"
+#include "shards/set_lock.h"
 #include "shards/staging_dir.h"
 
 namespace needle {
@@ -85,7 +89,6 @@ class Sharder {
 
   ShardReport Run(InputFingerprint fingerprint) {
     const auto start = std::chrono::steady_clock::now();
-    RemoveLeftovers(dir_);
     StagingDir staging(dir_);
     tmp_ = staging.path();
     std::string note;
@@ -96,6 +99,13 @@ class Sharder {
       Build<WeightedRecord>(*reader);
     } else {
       Build<PlainRecord>(*reader);
+    }
+    // The content hash came with the single read; the input must not have changed during it.
+    const std::optional<uint64_t> content = reader->content_hash();
+    if (!content) throw Error(input_, "was not read to its end (no content hash)");
+    fingerprint.content_hash = *content;
+    if (!InputFingerprint::Stat(input_).SameStat(fingerprint)) {
+      throw Error(input_, "changed while it was being sharded; shard it again");
     }
     Manifest& m = report_.manifest;
     m.input = std::move(fingerprint);
@@ -421,6 +431,8 @@ class Sharder {
     h.shard = p;
     h.num_runs = num_runs;
     h.num_edges = edges.size();
+    h.first_vertex = report_.plan.bounds[p];
+    h.end_vertex = report_.plan.bounds[p + 1];
     h.runs_pos = kShardAlignment;
     h.targets_pos = ShardAlignUp(h.runs_pos + num_runs * sizeof(SourceRun));
     const std::string adj_name = ShardFileName(p, ".adj");
@@ -529,9 +541,16 @@ std::string DefaultShardDir(const std::string& input, bool symmetrize) {
   return input + (symmetrize ? ".sym.shards" : ".shards");
 }
 
-// Whether `dir` looks like (part of) a shard set: empty, or holding at least one file that
-// only a shard set has. A directory of other files is someone else's and is never replaced.
+// Whether `dir` looks like (part of) a shard set: empty, or with a manifest that says it is a
+// needle shard set, or (without one) holding at least one file that only a shard set has. A
+// directory of other files is someone else's and is never replaced.
 bool LooksLikeShardSet(const std::string& dir) {
+  if (fs::exists(dir + "/" + kManifestName)) {
+    char head[14] = {};
+    UniqueFd fd(::open((dir + "/" + kManifestName).c_str(), O_RDONLY | O_CLOEXEC));
+    return fd.valid() && ::pread(fd.get(), head, sizeof(head), 0) == sizeof(head) &&
+           std::memcmp(head, "needle-shards ", sizeof(head)) == 0;
+  }
   std::error_code ec;
   bool empty = true;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -545,62 +564,123 @@ bool LooksLikeShardSet(const std::string& dir) {
   return empty && !ec;
 }
 
+namespace {
+
+// The set in `dir` when it can be reused for `input` and `options` (the caller holds a shared
+// lock on `dir`); else nullopt, with *reason saying why not.
+std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerprint& fingerprint,
+                                    const ShardOptions& options, std::string* reason) {
+  if (!fs::exists(dir + "/" + kManifestName)) {
+    *reason = "it has no manifest (an incomplete shard set)";
+    return std::nullopt;
+  }
+  if (options.force) {
+    *reason = "--force";
+    return std::nullopt;
+  }
+  try {
+    ShardSet existing = ShardSet::Open(dir, /*verify_digests=*/true);
+    const ShardingChoices& built = existing.manifest().choices;
+    const std::string input_reason =
+        InputDifference(existing.manifest().input, fingerprint, options.read.format);
+    *reason = input_reason;
+    if (reason->empty()) *reason = Sharder::Choices(options).DifferenceFrom(built);
+    bool smaller_budget = false;
+    if (!reason->empty() && options.reuse_smaller_budget &&
+        built.memory_bytes < options.memory_bytes && input_reason.empty()) {
+      ShardingChoices same_budget = Sharder::Choices(options);
+      same_budget.memory_bytes = built.memory_bytes;
+      smaller_budget = same_budget.DifferenceFrom(built).empty();
+    }
+    if (!reason->empty() && !smaller_budget) return std::nullopt;
+    ShardReport report;
+    report.dir = dir;
+    report.reused = true;
+    report.manifest = existing.manifest();
+    report.plan.bounds = existing.manifest().bounds;
+    if (options.log && smaller_budget) {
+      options.log("reusing the shard set in " + dir + ": it was planned for --memory " +
+                  std::to_string(built.memory_bytes >> 20) +
+                  " MiB, and its intervals fit this budget too (resharding for this "
+                  "budget, 'needle shard --force', would make fewer, larger ones)");
+    } else if (options.log) {
+      options.log("reusing the shard set in " + dir + " (it matches the input and options)");
+    }
+    return report;
+  } catch (const Error& e) {
+    *reason = e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   const std::string dir =
       options.out_dir.empty() ? DefaultShardDir(input, options.symmetrize) : options.out_dir;
-  InputFingerprint fingerprint = InputFingerprint::Of(input);
-  RemoveLeftovers(dir);  // of killed runs, whether this run rebuilds or reuses
-  std::string reason;
+  InputFingerprint fingerprint = InputFingerprint::Stat(input);
   if (fs::exists(dir) && !fs::is_directory(dir)) {
     throw Error(dir, "exists and is not a directory; choose another --out");
   }
-  if (fs::exists(dir) && !fs::exists(dir + "/" + kManifestName)) {
-    if (!LooksLikeShardSet(dir)) {
-      throw Error(dir,
-                  "exists and is not a shard set (no manifest, no shard files); refusing "
-                  "to replace it: choose another --out");
-    }
-    reason = "it has no manifest (an incomplete shard set)";
-  } else if (fs::exists(dir) && options.force) {
-    reason = "--force";
-  } else if (fs::exists(dir)) {
-    try {
-      ShardSet existing = ShardSet::Open(dir, /*verify_digests=*/true);
-      const ShardingChoices& built = existing.manifest().choices;
-      reason = fingerprint.DifferenceFrom(existing.manifest().input);
-      if (reason.empty()) reason = Sharder::Choices(options).DifferenceFrom(built);
-      bool smaller_budget = false;
-      if (!reason.empty() && options.reuse_smaller_budget &&
-          built.memory_bytes < options.memory_bytes &&
-          fingerprint.DifferenceFrom(existing.manifest().input).empty()) {
-        ShardingChoices same_budget = Sharder::Choices(options);
-        same_budget.memory_bytes = built.memory_bytes;
-        smaller_budget = same_budget.DifferenceFrom(built).empty();
-      }
-      if (reason.empty() || smaller_budget) {
-        ShardReport report;
-        report.dir = dir;
-        report.reused = true;
-        report.manifest = existing.manifest();
-        report.plan.bounds = existing.manifest().bounds;
-        if (options.log && smaller_budget) {
-          options.log("reusing the shard set in " + dir + ": it was planned for --memory " +
-                      std::to_string(built.memory_bytes >> 20) +
-                      " MiB, and its intervals fit this budget too (resharding for this "
-                      "budget, 'needle shard --force', would make fewer, larger ones)");
-        } else if (options.log) {
-          options.log("reusing the shard set in " + dir + " (it matches the input and options)");
-        }
-        return report;
-      }
-    } catch (const Error& e) {
-      reason = e.what();
+  if (fs::exists(dir) && !LooksLikeShardSet(dir)) {
+    throw Error(dir,
+                "exists and is not a shard set (no needle manifest, no shard files); refusing "
+                "to replace it: choose another --out");
+  }
+  RemoveLeftovers(dir);  // what killed sharders left (live ones hold theirs locked)
+  // The set is built in place of DIR, whose lock says who uses it (set_lock.h): create it
+  // (empty) when it does not exist, and remove it again if this fails before the set is there.
+  bool created = false;
+  if (!fs::exists(dir)) {
+    if (mkdir(dir.c_str(), 0755) == 0) {
+      created = true;
+    } else if (errno != EEXIST) {
+      ThrowSystemError(dir, "cannot create the shard set directory");
     }
   }
-  if (!reason.empty() && options.log) options.log("rebuilding " + dir + ": " + reason);
-  ShardReport report = Sharder(input, options, dir).Run(std::move(fingerprint));
-  report.rebuild_reason = reason;
-  return report;
+  struct RemoveIfStillEmpty {
+    const std::string& dir;
+    bool armed;
+    CleanupGuard on_interrupt;
+    ~RemoveIfStillEmpty() {
+      if (armed) rmdir(dir.c_str());  // fails, harmlessly, unless it is empty
+    }
+  } created_guard{dir, created,
+                  created ? CleanupGuard(dir, CleanupGuard::Kind::kEmptyDirectory)
+                          : CleanupGuard()};
+  for (;;) {
+    // Check for reuse under a shared lock, waiting while another sharder writes the set.
+    std::optional<FileLock> shared = LockSetDir(dir, FileLock::Mode::kShared, /*wait=*/false);
+    if (!shared) {
+      if (options.log) options.log("waiting: another needle process is sharding into " + dir);
+      shared = LockSetDir(dir, FileLock::Mode::kShared, /*wait=*/true);
+    }
+    std::string reason;
+    if (std::optional<ShardReport> reused = Reusable(dir, fingerprint, options, &reason)) {
+      created_guard.armed = false;
+      return std::move(*reused);
+    }
+    shared.reset();
+    // Rebuild under an exclusive lock: none while runs read the set; another sharder may have
+    // taken it meanwhile, and then its set may do.
+    std::optional<FileLock> exclusive =
+        LockSetDir(dir, FileLock::Mode::kExclusive, /*wait=*/false);
+    if (!exclusive) {
+      if (LockSetDir(dir, FileLock::Mode::kShared, /*wait=*/false)) {
+        throw Error(dir, "is in use by another needle process (a run reading it), so it cannot "
+                         "be rebuilt now (" + reason + "): wait for that run to finish, or "
+                         "shard into another --out");
+      }
+      continue;
+    }
+    std::error_code ec;
+    const bool fresh = created && fs::is_empty(dir, ec);
+    if (!fresh && options.log) options.log("rebuilding " + dir + ": " + reason);
+    ShardReport report = Sharder(input, options, dir).Run(std::move(fingerprint));
+    report.rebuild_reason = fresh ? "" : reason;
+    created_guard.armed = false;
+    return report;
+  }
 }
 
 }  // namespace needle

@@ -23,12 +23,10 @@ void SyncDirectory(const std::string& dir) {
 }  // namespace
 
 StagingDir::StagingDir(const std::string& final_dir) : final_(final_dir) {
-  std::string pattern = final_dir + ".tmp-XXXXXX";
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  if (mkdtemp(name.data()) == nullptr)
-    ThrowSystemError(final_dir, "cannot create a temporary directory next to");
-  path_ = name.data();
+  LockedTemp temp = CreateLockedTemp(final_dir + ".tmp-XXXXXX", /*directory=*/true, final_dir);
+  path_ = std::move(temp.path);
+  lock_.emplace(std::move(temp.lock));
+  cleanup_ = CleanupGuard(path_, CleanupGuard::Kind::kDirectory);
   chmod(path_.c_str(), 0755);  // mkdtemp makes it private
 }
 
@@ -43,15 +41,19 @@ void StagingDir::Commit() {
   SyncDirectory(path_);
   std::string old;
   if (fs::exists(final_)) {
-    old = final_ + ".old-" + std::to_string(getpid());
-    std::error_code ignored;
-    fs::remove_all(old, ignored);
+    // An empty directory of a fresh name, which the rename replaces.
+    std::string pattern = final_ + ".old-XXXXXX";
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    if (mkdtemp(name.data()) == nullptr) ThrowSystemError(final_, "cannot make room next to");
+    old = name.data();
     if (rename(final_.c_str(), old.c_str()) != 0)
       ThrowSystemError(final_, "cannot move the old shard set aside");
   }
   if (rename(path_.c_str(), final_.c_str()) != 0)
     ThrowSystemError(final_, "cannot rename the shard set into place");
   committed_ = true;
+  cleanup_.Release();
   SyncDirectory(fs::path(final_).parent_path().string());
   if (!old.empty()) {
     std::error_code ignored;
@@ -68,8 +70,7 @@ void RemoveLeftovers(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(parent, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind(stem + ".tmp-", 0) == 0 || name.rfind(stem + ".old-", 0) == 0) {
-      std::error_code ignored;
-      fs::remove_all(entry.path(), ignored);
+      RemoveIfUnlocked(entry.path().string());
     }
   }
 }

@@ -1,13 +1,19 @@
 // StagingDir: where a shard set is written before it exists. A temporary sibling directory
-// (DIR.tmp-XXXXXX) that is removed with its contents unless Commit() renamed it into place.
-// Commit() fsyncs the directory, moves an existing DIR aside (DIR.old-PID), renames the
-// staging directory to DIR, fsyncs the parent and removes the old set.
+// (DIR.tmp-XXXXXX), locked by its writer while it lives and registered for removal on
+// SIGINT/SIGTERM (loaders/file_lock.h, loaders/cleanup.h), that is removed with its contents
+// unless Commit() renamed it into place. Commit() fsyncs the directory, moves an existing DIR
+// aside (DIR.old-XXXXXX), renames the staging directory to DIR, fsyncs the parent and removes the
+// old set. The caller holds DIR's exclusive lock (set_lock.h) throughout.
 //
-// RemoveLeftovers(DIR) removes what killed runs left next to DIR (DIR.tmp-*, DIR.old-*):
-// nothing trusts them.
+// RemoveLeftovers(DIR) removes what killed sharders left next to DIR (DIR.tmp-*, DIR.old-*)
+// and no live process holds: nothing trusts them.
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "loaders/cleanup.h"
+#include "loaders/file_lock.h"
 
 namespace needle {
 
@@ -26,6 +32,8 @@ class StagingDir {
  private:
   std::string final_;
   std::string path_;
+  std::optional<FileLock> lock_;
+  CleanupGuard cleanup_;
   bool committed_ = false;
 };
 

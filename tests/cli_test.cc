@@ -2,6 +2,7 @@
 // what they say; bad input gives a non-zero exit status and one actionable line on stderr;
 // a failed convert leaves nothing behind.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -288,6 +289,64 @@ TEST_F(CliTest, FailedConvertLeavesNothingBehind) {
   EXPECT_EQ(LineCount(truncated.err), 1u) << truncated.err;
   EXPECT_NE(truncated.err.find(gz), std::string::npos) << truncated.err;
   EXPECT_TRUE(FilesStartingWith("OUT2").empty());
+}
+
+// Outputs are written, never destroyed: "-" is stdout, a symlink stays a symlink, a FIFO or a
+// device is written in place, /dev/stdout writes the descriptor; an output that cannot be
+// written fails before the input is read.
+TEST_F(CliTest, ConvertOutputsAreWrittenNotReplaced) {
+  const std::string input = Copy("tiny.txt");
+  ASSERT_EQ(Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("expected.el"))).status,
+            0);
+  const std::string expected = testing::ReadFile(File("expected.el"));
+
+  Result r = Needle("convert " + ShellQuote(input) + " -o -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, expected);  // the data alone: the summary went to stderr
+  EXPECT_NE(r.err.find("-> -"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(File("-"))) << "wrote a file named '-'";
+
+  std::filesystem::create_directory(File("real"));
+  std::filesystem::create_symlink("real/target.el", File("link.el"));
+  r = Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("link.el")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(File("link.el"))) << "the symlink was replaced";
+  EXPECT_EQ(testing::ReadFile(File("real/target.el")), expected);
+
+  ASSERT_EQ(mkfifo(File("pipe").c_str(), 0600), 0);
+  r = Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("pipe")) + " & cat " +
+             ShellQuote(File("pipe")) + " > " + ShellQuote(File("from_pipe.el")) + "; wait");
+  EXPECT_EQ(testing::ReadFile(File("from_pipe.el")), expected);
+  EXPECT_EQ(std::filesystem::status(File("pipe")).type(), std::filesystem::file_type::fifo);
+
+  const std::filesystem::file_status null_before = std::filesystem::status("/dev/null");
+  r = Needle("convert " + ShellQuote(input) + " -o /dev/null");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(std::filesystem::status("/dev/null").type(), null_before.type());
+  EXPECT_TRUE(std::filesystem::is_symlink("/dev/stdout"));
+  r = Needle("convert " + ShellQuote(input) + " -o /dev/stdout");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, expected);
+  EXPECT_TRUE(std::filesystem::is_symlink("/dev/stdout")) << "/dev/stdout was replaced";
+
+  // A binary .csr to a pipe comes out byte for byte as written to a file.
+  ASSERT_EQ(Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("file.csr"))).status,
+            0);
+  ASSERT_EQ(mkfifo(File("pipe.csr").c_str(), 0600), 0);
+  r = Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("pipe.csr")) + " & cat " +
+             ShellQuote(File("pipe.csr")) + " > " + ShellQuote(File("from_pipe.csr")) + "; wait");
+  EXPECT_EQ(testing::ReadFile(File("from_pipe.csr")), testing::ReadFile(File("file.csr")));
+
+  // A directory, or a directory that is not there, fails before the input is read: the input
+  // here is malformed, and its error must not be the one reported.
+  const std::string bad = File("bad.el");
+  testing::WriteFile(bad, "0 x\n");
+  r = Needle("convert " + ShellQuote(bad) + " -o " + ShellQuote(dir().string()));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  r = Needle("convert " + ShellQuote(bad) + " -o " + ShellQuote(File("no/such/x.csr")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("no/such/x.csr"), std::string::npos) << r.err;
 }
 
 // --- generate ---------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "loaders/csr_file_format.h"
 #include "loaders/load_graph.h"
+#include "loaders/parallel.h"
 #include "tests/test_util.h"
 
 namespace needle {
@@ -305,6 +307,27 @@ TEST(CsrFileWrite, OverwritesAndLeavesNothingOnFailure) {
   EXPECT_TRUE(testing::ThrowsError([&] { WriteCsrFile(MakeCsr(Shape::kTiny, true), nowhere); },
                                    nowhere, "", "No such file"));
   EXPECT_EQ(CountFiles(dir.path()), 1u);
+}
+
+// ParallelFor's threads <= 0 mean OpenMP's default: OpenMP requires num_threads > 0. With
+// libgomp, num_threads(0) happens to mean the default too, so only a negative count showed
+// the bug (libgomp then tries to allocate a team of ~4 billion threads and aborts); the test
+// runs in a child process so that such an abort fails the test, not the suite.
+TEST(ParallelForThreads, NonPositiveCountsMeanTheDefault) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (int threads : {0, -1, -1000}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    EXPECT_EXIT(
+        {
+          std::vector<std::atomic<int>> hits(1000);
+          ParallelFor(hits.size(), threads, [&](uint64_t i) { hits[i].fetch_add(1); });
+          for (const auto& h : hits) {
+            if (h.load() != 1) std::_Exit(2);
+          }
+          std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0), "");
+  }
 }
 
 }  // namespace

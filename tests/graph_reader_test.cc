@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <xxhash.h>
 
 #include <atomic>
+#include <cctype>
+#include <cstring>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -18,7 +21,10 @@
 #include <tuple>
 #include <vector>
 
+#include "loaders/byte_source.h"
+#include "loaders/content_hash.h"
 #include "loaders/csr_file.h"
+#include "loaders/csr_file_format.h"
 #include "loaders/text_reader.h"
 #include "tests/test_util.h"
 
@@ -610,6 +616,129 @@ TEST(GraphReaderOptions, InvalidBlockOptionsAreRejected) {
   options.block_edges = 10;
   options.buffers = 0;
   EXPECT_TRUE(testing::ThrowsError([&] { GraphReader::Open(path, options); }, path, "", "buffers"));
+}
+
+// --- The content hash -------------------------------------------------------------------
+
+// What FileContentHash must give, computed independently from the file's bytes: the header's
+// header_hash field for a .csr, XXH3-64 of every byte for text (compressed bytes included).
+uint64_t ExpectedContentHash(const std::string& path, bool csr) {
+  const std::string bytes = testing::ReadFile(path);
+  if (csr) {
+    uint64_t h = 0;
+    std::memcpy(&h, bytes.data() + kCsrHeaderHashOffset, sizeof(h));
+    return h;
+  }
+  return XXH3_64bits(bytes.data(), bytes.size());
+}
+
+// Reads every edge with blocking reads until an empty block.
+void ReadToTheEnd(GraphReader& reader) {
+  Buffers buffers(1000, reader.weighted());
+  for (uint64_t first = 0;;) {
+    EdgeBlock block = reader.ReadEdges(first, buffers.view());
+    if (block.size() == 0) break;
+    first += block.size();
+  }
+}
+
+TEST_P(GraphReaderTest, ContentHashIsTheFileFingerprint) {
+  const bool csr = IsCsr(GetParam());
+  const uint64_t expected = ExpectedContentHash(graph_.path, csr);
+  EXPECT_EQ(FileContentHash(graph_.path, GraphFormat::kAuto), expected);
+  {
+    auto reader = Open(1000);
+    if (csr) {
+      EXPECT_EQ(reader->content_hash(), std::optional<uint64_t>(expected)) << "known at open";
+    } else {
+      EXPECT_EQ(reader->content_hash(), std::nullopt) << "before a read reached the end";
+      Buffers buffers(100, graph_.weighted);
+      reader->ReadEdges(0, buffers.view());
+      EXPECT_EQ(reader->content_hash(), std::nullopt) << "after a read that did not";
+    }
+    ReadToTheEnd(*reader);
+    EXPECT_EQ(reader->content_hash(), std::optional<uint64_t>(expected));
+  }
+  {
+    auto reader = Open(1000);
+    reader->ReadEdgesAsync(0, UINT64_MAX, [](BlockLease lease) { lease.Release(); });
+    reader->Wait();
+    EXPECT_EQ(reader->content_hash(), std::optional<uint64_t>(expected));
+  }
+}
+
+// The hash follows IsCsrInput: a .csr under another name is still hashed as a .csr (its header
+// hash), and the bytes of a text file are hashed whatever its name.
+TEST(ContentHash, DecidedLikeGraphReaderOpen) {
+  testing::TempDir dir;
+  PreparedGraph g = Prepare(Input::kCsrWeighted, dir);
+  const std::string renamed = dir.File("graph.bin");
+  std::filesystem::copy_file(g.path, renamed);
+  EXPECT_EQ(FileContentHash(renamed, GraphFormat::kAuto), CsrFile::Open(g.path).header_hash());
+  EXPECT_EQ(FileContentHash(renamed, GraphFormat::kCsr), ExpectedContentHash(g.path, true));
+  const std::string text = testing::TestDataPath("tiny.wel");
+  EXPECT_EQ(FileContentHash(text, GraphFormat::kAuto), ExpectedContentHash(text, false));
+  EXPECT_TRUE(testing::ThrowsError(
+      [&] { FileContentHash(dir.File("missing.el"), GraphFormat::kAuto); }, dir.File("missing.el"),
+      "", "No such file"));
+}
+
+// ByteSource hashes the raw bytes it reads: the compressed ones for gzip and xz.
+TEST(ContentHash, ByteSourceHashesTheRawFileBytes) {
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += std::to_string(i) + " " + std::to_string(i * 7) + "\n";
+  const std::string plain = dir.File("graph.el");
+  testing::WriteFile(plain, text);
+  for (testing::Packing packing :
+       {testing::Packing::kPlain, testing::Packing::kGzip, testing::Packing::kXz}) {
+    SCOPED_TRACE(testing::PackingName(packing));
+    const std::string path = testing::Pack(plain, packing);
+    std::unique_ptr<ByteSource> source = OpenByteSource(path);
+    std::vector<char> buffer(70000);
+    uint64_t total = 0;
+    while (size_t n = source->Read(buffer.data(), buffer.size())) total += n;
+    EXPECT_EQ(total, text.size());
+    EXPECT_EQ(source->ContentHash(), ExpectedContentHash(path, false));
+  }
+}
+
+// A same-size edit anywhere (beyond the first 64 KiB too) changes the hash.
+TEST(ContentHash, SameSizeEditChangesIt) {
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 60000; ++i) text += std::to_string(i % 1000) + " " + std::to_string(i % 777) + "\n";
+  ASSERT_GT(text.size(), 4u * 65536);
+  const std::string path = dir.File("graph.el");
+  for (size_t at : {size_t{10}, size_t{70000}, text.size() / 2, text.size() - 3}) {
+    SCOPED_TRACE("edit at byte " + std::to_string(at));
+    ASSERT_TRUE(std::isdigit(static_cast<unsigned char>(text[at])));
+    std::string edited = text;
+    edited[at] = edited[at] == '1' ? '2' : '1';
+    for (testing::Packing packing : {testing::Packing::kPlain, testing::Packing::kGzip}) {
+      SCOPED_TRACE(testing::PackingName(packing));
+      testing::WriteFile(path, text);
+      const std::string original_path = testing::Pack(path, packing);
+      const uint64_t original = FileContentHash(original_path, GraphFormat::kAuto);
+      testing::WriteFile(path, edited);
+      const std::string edited_path = testing::Pack(path, packing);
+      EXPECT_NE(FileContentHash(edited_path, GraphFormat::kAuto), original);
+      auto reader = GraphReader::Open(edited_path);
+      ReadToTheEnd(*reader);
+      EXPECT_EQ(reader->content_hash(), FileContentHash(edited_path, GraphFormat::kAuto));
+    }
+  }
+  // A .csr rewritten with one target changed far into the file: same size, other hash.
+  PreparedGraph g = Prepare(Input::kCsrWeighted, dir, 200000);
+  Csr csr = CsrFile::Open(g.path).Load();
+  const uint64_t before = FileContentHash(g.path, GraphFormat::kAuto);
+  const uint64_t size = std::filesystem::file_size(g.path);
+  csr.targets[csr.targets.size() - 10] ^= 1;
+  WriteCsrFile(csr, g.path);
+  ASSERT_EQ(std::filesystem::file_size(g.path), size);
+  EXPECT_NE(FileContentHash(g.path, GraphFormat::kAuto), before);
+  EXPECT_EQ(GraphReader::Open(g.path)->content_hash(),
+            std::optional<uint64_t>(FileContentHash(g.path, GraphFormat::kAuto)));
 }
 
 }  // namespace

@@ -2,17 +2,128 @@
 
 #include <omp.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 namespace needle::cli {
+namespace {
+
+// Refuses `text` for the option being parsed; Boost fills in the option's name.
+[[noreturn]] void Refuse(const std::string& text, const std::string& allowed) {
+  throw po::error_with_option_name(
+      "the argument '" + text + "' for option '%canonical_option%' is invalid: expected " +
+      allowed);
+}
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+template <class T>
+T ParseWhole(const std::string& text) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (!AllDigits(text) || ec != std::errc() || end != text.data() + text.size()) {
+    Refuse(text, "a whole number from 0 to " + std::to_string(std::numeric_limits<T>::max()));
+  }
+  return value;
+}
+
+}  // namespace
+
+uint64_t ParseMemorySize(const std::string& text) {
+  const std::string allowed =
+      "a size such as 512M, 4G or 1.5GiB (K, M, G, T: powers of 1024; no unit: bytes), from "
+      "1 byte to 4 EiB, not '" + text + "'";
+  // digits [. digits] [unit]
+  size_t at = text.find_first_not_of("0123456789");
+  const std::string whole = text.substr(0, at);
+  std::string fraction;
+  if (at != std::string::npos && text[at] == '.') {
+    const size_t end = text.find_first_not_of("0123456789", at + 1);
+    fraction = text.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+    if (fraction.empty()) throw std::invalid_argument(allowed);
+    at = end;
+  }
+  if (whole.empty() || whole.size() > 19) throw std::invalid_argument(allowed);
+  std::string unit = at == std::string::npos ? "" : text.substr(at);
+  if (unit.size() >= 2 && (unit.substr(1) == "iB" || unit.substr(1) == "B")) unit.resize(1);
+  int shift = 0;
+  if (unit == "K" || unit == "k") {
+    shift = 10;
+  } else if (unit == "M" || unit == "m") {
+    shift = 20;
+  } else if (unit == "G" || unit == "g") {
+    shift = 30;
+  } else if (unit == "T" || unit == "t") {
+    shift = 40;
+  } else if (!unit.empty() && unit != "B") {
+    throw std::invalid_argument(allowed);
+  }
+  // whole.fraction × 2^shift, exactly, in 128 bits; a fraction of a byte is dropped.
+  unsigned __int128 bytes = static_cast<unsigned __int128>(std::stoull(whole)) << shift;
+  unsigned __int128 scale = 1;
+  unsigned __int128 part = 0;
+  for (char c : fraction.substr(0, 18)) {
+    part = part * 10 + static_cast<unsigned>(c - '0');
+    scale *= 10;
+  }
+  bytes += (part << shift) / scale;
+  if (bytes < 1 || bytes > (static_cast<unsigned __int128>(1) << 62)) {
+    throw std::invalid_argument(allowed);
+  }
+  return static_cast<uint64_t>(bytes);
+}
+
+void validate(boost::any& v, const std::vector<std::string>& values, Whole<uint32_t>*, int) {
+  po::validators::check_first_occurrence(v);
+  v = Whole<uint32_t>{ParseWhole<uint32_t>(po::validators::get_single_string(values))};
+}
+
+void validate(boost::any& v, const std::vector<std::string>& values, Whole<uint64_t>*, int) {
+  po::validators::check_first_occurrence(v);
+  v = Whole<uint64_t>{ParseWhole<uint64_t>(po::validators::get_single_string(values))};
+}
+
+void validate(boost::any& v, const std::vector<std::string>& values, Real*, int) {
+  po::validators::check_first_occurrence(v);
+  const std::string& text = po::validators::get_single_string(values);
+  // digits [. digits] [e [+-] digits], or . digits: what from_chars takes but inf, nan, hex.
+  const bool plain = !text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos &&
+                     text[0] != '+' && text[0] != '-';
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (!plain || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    Refuse(text, "a non-negative decimal number such as 0.001 or 1e-4");
+  }
+  v = Real{value};
+}
+
+void validate(boost::any& v, const std::vector<std::string>& values, MemorySize*, int) {
+  po::validators::check_first_occurrence(v);
+  const std::string& text = po::validators::get_single_string(values);
+  try {
+    v = MemorySize{ParseMemorySize(text)};
+  } catch (const std::invalid_argument& e) {
+    throw po::error_with_option_name("the argument for option '%canonical_option%' is invalid: "
+                                     "expected " + std::string(e.what()));
+  }
+}
+
+std::ostream& operator<<(std::ostream& out, const Whole<uint32_t>& v) { return out << v.value; }
+std::ostream& operator<<(std::ostream& out, const Whole<uint64_t>& v) { return out << v.value; }
+std::ostream& operator<<(std::ostream& out, const Real& v) { return out << v.value; }
+std::ostream& operator<<(std::ostream& out, const MemorySize& v) { return out << v.bytes; }
 
 void AddGraphInputOptions(po::options_description& options, GraphInputOptions& values) {
   options.add_options()("format", po::value(&values.format)->default_value("auto"),
                         "input format: auto, snap (edge list), mtx, gr, csr")(
       "weights", po::value(&values.weights)->default_value("auto"),
       "auto (what the file has), yes (require a weight column) or no (ignore weights)")(
-      "threads", po::value(&values.threads)->default_value(0),
+      "threads", po::value(&values.threads)->default_value(Whole<uint32_t>{0}, "0"),
       "worker threads (0: OpenMP's default, OMP_NUM_THREADS)");
 }
 
@@ -32,55 +143,28 @@ ReadOptions ToReadOptions(const GraphInputOptions& values) {
   } else {
     throw UsageError("--weights must be auto, yes or no, not '" + values.weights + "'");
   }
-  if (values.threads < 0) throw UsageError("--threads must be 0 or more");
-  read.threads = values.threads;
-  if (values.threads > 0) omp_set_num_threads(values.threads);
+  if (values.threads.value > 4096) throw UsageError("--threads must be at most 4096");
+  read.threads = static_cast<int>(values.threads.value);
+  if (read.threads > 0) omp_set_num_threads(read.threads);
   return read;
 }
 
-bool ParseCommandLine(const std::vector<std::string>& args, const std::string& usage,
-                      po::options_description& options,
-                      const po::positional_options_description& positional) {
+std::optional<po::variables_map> ParseCommandLine(
+    const std::vector<std::string>& args, const std::string& usage,
+    po::options_description& options, const po::positional_options_description& positional) {
   options.add_options()("help,h", "show this help");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
     if (vm.count("help")) {
       std::cout << "usage: " << usage << "\n\n" << options << "\n";
-      return false;
+      return std::nullopt;
     }
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
-  return true;
-}
-
-uint64_t ParseMemorySize(const std::string& text) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw UsageError("--memory: expected a size such as 512M or 4G, not '" + text + "'");
-  }
-  std::string unit = text.substr(used);
-  if (unit.size() >= 2 && (unit.substr(1) == "iB" || unit.substr(1) == "B"))
-    unit = unit.substr(0, 1);
-  double scale = 1;
-  if (unit == "K" || unit == "k")
-    scale = 1024.0;
-  else if (unit == "M" || unit == "m")
-    scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "g")
-    scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T" || unit == "t")
-    scale = 1024.0 * 1024 * 1024 * 1024;
-  else if (!unit.empty() && unit != "B") {
-    throw UsageError("--memory: unknown unit '" + unit + "' (use K, M, G or T)");
-  }
-  if (value <= 0) throw UsageError("--memory must be positive");
-  return static_cast<uint64_t>(value * scale);
+  return vm;
 }
 
 std::string HumanBytes(double bytes) {

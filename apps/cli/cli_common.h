@@ -1,8 +1,10 @@
-// What the needle subcommands share: option parsing with --help, graph-reading options, and
-// the usage error that main() turns into exit status 2.
+// What the needle subcommands share: option parsing with --help, strict number and size
+// options, graph-reading options, and the usage error that main() turns into exit status 2.
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,25 +21,54 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Option values parsed strictly (validate() below): a whole number is decimal digits only —
+// no sign, fraction, exponent, nan or inf — within T's range; a Real is a finite,
+// non-negative decimal number; a MemorySize is digits with an optional fraction and unit
+// (K, M, G, T: powers of 1024, optionally followed by B or iB), at least one byte and at most
+// 2^62 bytes. Anything else is refused naming the option, the value and what is allowed.
+template <class T>
+struct Whole {
+  T value{};
+};
+struct Real {
+  double value = 0;
+};
+struct MemorySize {
+  uint64_t bytes = 0;
+};
+
+// "512M", "4G", "1.5GiB", "1073741824" → bytes. Throws std::invalid_argument saying what is
+// allowed.
+uint64_t ParseMemorySize(const std::string& text);
+
 // Options every command that reads a graph accepts.
 struct GraphInputOptions {
   std::string format = "auto";
   std::string weights = "auto";
-  int threads = 0;
+  Whole<uint32_t> threads;
 };
 void AddGraphInputOptions(po::options_description& options, GraphInputOptions& values);
 ReadOptions ToReadOptions(const GraphInputOptions& values);  // throws UsageError
 
-// Parses `args` (after the subcommand) into `options`/`positional`. Returns false when --help
-// was asked for, after printing `usage` and the options.
-bool ParseCommandLine(const std::vector<std::string>& args, const std::string& usage,
-                      po::options_description& options,
-                      const po::positional_options_description& positional);
-
-// "512M", "4G", "1.5GiB", "1073741824" → bytes (K/M/G/T are powers of 1024). Throws UsageError.
-uint64_t ParseMemorySize(const std::string& text);
+// Parses `args` (after the subcommand) into `options`/`positional`. Returns nullopt when
+// --help was asked for, after printing `usage` and the options; otherwise what was given
+// (whether an option was given is read from it, never from the spelling in `args`: Boost
+// accepts unambiguous prefixes such as --source for --sources).
+std::optional<po::variables_map> ParseCommandLine(
+    const std::vector<std::string>& args, const std::string& usage,
+    po::options_description& options, const po::positional_options_description& positional);
 
 // "1.23 GB", "512 KB"...
 std::string HumanBytes(double bytes);
+
+// Boost.Program_options' hooks for the strict types (found by argument-dependent lookup).
+void validate(boost::any& v, const std::vector<std::string>& values, Whole<uint32_t>*, int);
+void validate(boost::any& v, const std::vector<std::string>& values, Whole<uint64_t>*, int);
+void validate(boost::any& v, const std::vector<std::string>& values, Real*, int);
+void validate(boost::any& v, const std::vector<std::string>& values, MemorySize*, int);
+std::ostream& operator<<(std::ostream& out, const Whole<uint32_t>& v);
+std::ostream& operator<<(std::ostream& out, const Whole<uint64_t>& v);
+std::ostream& operator<<(std::ostream& out, const Real& v);
+std::ostream& operator<<(std::ostream& out, const MemorySize& v);
 
 }  // namespace needle::cli

@@ -1,6 +1,6 @@
 // needle convert: any supported graph into needle's binary .csr (or a text edge list),
-// optionally transposed, symmetrised, without self-loops or duplicates. The output appears
-// only when complete (temporary file, fsync, rename).
+// optionally transposed, symmetrised, without self-loops or duplicates. The output is opened
+// before the input is read, and appears only when complete (loaders/output_file.h).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -10,6 +10,7 @@
 #include "loaders/csr_file.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/load_graph.h"
+#include "loaders/output_file.h"
 
 namespace needle::cli {
 
@@ -23,7 +24,9 @@ int RunConvert(const std::vector<std::string>& args) {
   po::options_description options("convert options");
   auto add = options.add_options();
   add("input", po::value(&input)->required(), "graph file");
-  add("output,o", po::value(&out)->required(), "output: .csr (binary) or a text edge list");
+  add("output,o", po::value(&out)->required(),
+      "output: .csr (binary) or a text edge list; a device, FIFO or - (stdout) is written "
+      "directly");
   add("transpose", po::bool_switch(&load.csr.transpose), "reverse every edge");
   add("symmetrize", po::bool_switch(&load.csr.symmetrize), "add the reverse of every edge");
   add("drop-self-loops", po::bool_switch(&drop_loops), "remove edges (v, v)");
@@ -40,29 +43,32 @@ int RunConvert(const std::vector<std::string>& args) {
   if (drop_loops) load.csr.self_loops = SelfLoopPolicy::kDrop;
   if (drop_duplicates) load.csr.duplicates = DuplicatePolicy::kDrop;
 
+  OutputFile output(out);  // before the work: a bad output path fails now
+  std::FILE* say = output.is_stdout() ? stderr : stdout;
   LoadReport report;
   Csr csr = LoadGraph(input, load, &report);
   const bool binary = out.size() >= 4 && out.compare(out.size() - 4, 4, ".csr") == 0;
   if (binary) {
-    WriteCsrFile(csr, out, load.read.threads);
+    WriteCsrFile(csr, output, load.read.threads);
   } else {
-    WriteCsrAsEdgeListText(csr, out, "converted by needle from " + input, load.read.threads);
+    WriteCsrAsEdgeListText(csr, output, "converted by needle from " + input, load.read.threads);
   }
+  output.Commit();
   const CsrReport& r = report.csr;
-  std::printf("%s (%s) -> %s: %llu vertices, %llu edges; input had %llu self-loops", input.c_str(),
+  std::fprintf(say, "%s (%s) -> %s: %llu vertices, %llu edges; input had %llu self-loops", input.c_str(),
               report.description.c_str(), out.c_str(),
               static_cast<unsigned long long>(csr.num_vertices),
               static_cast<unsigned long long>(csr.NumEdges()),
               static_cast<unsigned long long>(r.self_loops));
   if (r.duplicates_counted) {
-    std::printf(", %llu duplicates", static_cast<unsigned long long>(r.duplicates));
+    std::fprintf(say, ", %llu duplicates", static_cast<unsigned long long>(r.duplicates));
   }
   if (r.dropped_self_loops + r.dropped_duplicates > 0) {
-    std::printf("; dropped %llu self-loops and %llu duplicates",
+    std::fprintf(say, "; dropped %llu self-loops and %llu duplicates",
                 static_cast<unsigned long long>(r.dropped_self_loops),
                 static_cast<unsigned long long>(r.dropped_duplicates));
   }
-  std::printf("\n");
+  std::fprintf(say, "\n");
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "apps/cli/commands.h"
 #include "loaders/csr_file.h"
 #include "loaders/edge_list_writer.h"
+#include "loaders/output_file.h"
 #include "loaders/rmat.h"
 
 namespace needle::cli {
@@ -17,19 +18,24 @@ int RunGenerate(const std::vector<std::string>& args) {
   std::string out;
   RmatOptions rmat;
   bool sorted = false;
-  int threads = 0;
+  Whole<uint32_t> scale, edge_factor{16}, threads;
+  Whole<uint64_t> seed{1};
   po::options_description options("generate options");
   auto add = options.add_options();
   add("kind", po::value(&kind)->required(), "generator: rmat");
-  add("scale", po::value(&rmat.scale)->required(), "log2 of the vertex count (1..31)");
-  add("edge-factor", po::value(&rmat.edge_factor)->default_value(16), "edges per vertex");
-  add("seed", po::value(&rmat.seed)->default_value(1), "random seed (same seed, same graph)");
+  add("scale", po::value(&scale)->required(), "log2 of the vertex count (1..31)");
+  add("edge-factor", po::value(&edge_factor)->default_value(Whole<uint32_t>{16}, "16"),
+      "edges per vertex");
+  add("seed", po::value(&seed)->default_value(Whole<uint64_t>{1}, "1"),
+      "random seed (same seed, same graph)");
   add("weighted", po::bool_switch(&rmat.weighted), "integer weights uniform in [1, 255]");
   add("sorted", po::bool_switch(&sorted),
       "write edges sorted by source (default: generation order)");
-  add("threads", po::value(&threads)->default_value(0), "worker threads (0: OpenMP default)");
+  add("threads", po::value(&threads)->default_value(Whole<uint32_t>{0}, "0"),
+      "worker threads (0: OpenMP default)");
   add("output,o", po::value(&out)->required(),
-      "output file: .csr for needle's binary CSR, anything else for a text edge list");
+      "output file: .csr for needle's binary CSR, anything else for a text edge list; a device, "
+      "FIFO or - (stdout) is written directly");
   po::positional_options_description positional;
   positional.add("kind", 1);
   if (!ParseCommandLine(args,
@@ -39,9 +45,19 @@ int RunGenerate(const std::vector<std::string>& args) {
     return 0;
   }
   if (kind != "rmat") throw UsageError("unknown generator '" + kind + "' (expected rmat)");
+  if (scale.value < 1 || scale.value > 31) throw UsageError("--scale must be from 1 to 31");
+  if (edge_factor.value < 1 || edge_factor.value > 1u << 20) {
+    throw UsageError("--edge-factor must be from 1 to 1048576");
+  }
+  if (threads.value > 4096) throw UsageError("--threads must be at most 4096");
+  rmat.scale = static_cast<int>(scale.value);
+  rmat.edge_factor = static_cast<int>(edge_factor.value);
+  rmat.seed = seed.value;
+  const int threads_used = static_cast<int>(threads.value);
+  OutputFile output(out);  // before the work: a bad output path fails now
 
   const auto start = std::chrono::steady_clock::now();
-  EdgeList edges = GenerateRmat(rmat, threads);
+  EdgeList edges = GenerateRmat(rmat, threads_used);
   const std::string comment = "needle generate rmat --scale " + std::to_string(rmat.scale) +
                               " --edge-factor " + std::to_string(rmat.edge_factor) + " --seed " +
                               std::to_string(rmat.seed) + (rmat.weighted ? " --weighted" : "");
@@ -49,21 +65,22 @@ int RunGenerate(const std::vector<std::string>& args) {
   if (binary || sorted) {
     CsrOptions csr_options;
     csr_options.count_duplicates = false;
-    csr_options.threads = threads;
+    csr_options.threads = threads_used;
     Csr csr = BuildCsr(edges, csr_options);
     edges = EdgeList();  // free the edge buffers before writing
     if (binary) {
-      WriteCsrFile(csr, out, threads);
+      WriteCsrFile(csr, output, threads_used);
     } else {
-      WriteCsrAsEdgeListText(csr, out, comment, threads);
+      WriteCsrAsEdgeListText(csr, output, comment, threads_used);
     }
   } else {
-    WriteEdgeListText(edges, out, comment, threads);
+    WriteEdgeListText(edges, output, comment, threads_used);
   }
+  output.Commit();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf(
-      "wrote %s: %llu vertices, %llu edges in %.2f s\n", out.c_str(),
+  std::fprintf(
+      output.is_stdout() ? stderr : stdout, "wrote %s: %llu vertices, %llu edges in %.2f s\n", out.c_str(),
       static_cast<unsigned long long>(uint64_t{1} << rmat.scale),
       static_cast<unsigned long long>(static_cast<uint64_t>(rmat.edge_factor) << rmat.scale),
       seconds);

@@ -1,5 +1,6 @@
 // needle: the command line. Dispatches to a subcommand; the only place that prints errors
-// and chooses exit codes (0 ok, 1 bad input or I/O failure, 2 usage error).
+// and chooses exit codes: 0 ok, 1 bad input or I/O failure, 2 usage error, 3 a run stopped by
+// --iters before it converged (run_command.cc), 128 + N killed by signal N (signals.h).
 #include <malloc.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
+#include "apps/cli/signals.h"
 #include "loaders/error.h"
 
 namespace {
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
   // turns off glibc's dynamic raising of it) returns each to the kernel when freed, so heap
   // fragmentation cannot make the resident set creep past --memory.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  needle::cli::HandleInterruptions();
   if (argc < 2) {
     PrintUsage(stderr);
     return 2;

@@ -32,19 +32,27 @@ constexpr size_t kMaxSources = 32;
 struct RunConfig {
   std::string app;
   std::string input;
-  uint32_t iterations = 1000;
-  double tolerance = 1e-4;
-  std::string memory = "1G";
+  Whole<uint32_t> iterations;  // when given: at most this many iterations
+  bool iterations_given = false;
+  Real tolerance{1e-4};
+  MemorySize memory{uint64_t{1} << 30};
   std::string io = "auto";
   bool direct = false;
   bool skip_verify = false;
   std::string out;
   std::string stats;
-  uint32_t top = 0;
+  Whole<uint32_t> top;
   std::string sources;
-  uint32_t num_sources = 0;
+  Whole<uint32_t> num_sources;
   bool sources_given = false;
   GraphInputOptions input_options;
+  std::FILE* say = stdout;  // messages for people: stderr when an output is stdout
+};
+
+// What a run writes, opened before any work so that a bad path fails at once.
+struct RunOutputs {
+  std::optional<OutputFile> values;  // --out
+  RunReporter reporter;              // --stats
 };
 
 // The shard set to run on: INPUT itself when it is one, else INPUT's (re)built shard set.
@@ -70,41 +78,44 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.io = io;
   shard.io.direct = true;  // written once and fsynced: see ShardOptions::io
   shard.reuse_smaller_budget = true;
-  const ShardReport report = ShardWithProgress(c.input, shard);
+  const ShardReport report = ShardWithProgress(c.input, shard, c.say);
   if (!report.reused) {
-    std::printf("sharded %s -> %s (%u intervals) in %.2f s\n", c.input.c_str(), report.dir.c_str(),
-                report.manifest.num_intervals(), report.seconds);
+    std::fprintf(c.say, "sharded %s -> %s (%u intervals) in %.2f s\n", c.input.c_str(),
+                 report.dir.c_str(), report.manifest.num_intervals(), report.seconds);
   }
   return ShardSet::Open(report.dir, /*verify_digests=*/false);  // just written or verified
 }
 
 template <class Program, class Format, class Top>
 int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
-               Program program, Format format, Top top) {
-  RunReporter reporter(c.stats, c.app);
+               RunOutputs& outputs, Program program, Format format, Top top) {
   EngineOptions o = options;
-  o.on_iteration = [&](const IterationStats& s) { reporter.Iteration(s); };
+  o.on_iteration = [&](const IterationStats& s) { outputs.reporter.Iteration(s); };
   Engine<Program> engine(set, std::move(program), o);
-  std::optional<AtomicOutput> out;  // created first: a bad --out fails before the run
-  if (!c.out.empty()) out.emplace(c.out);
   RunSummary summary = engine.Run();
   summary.program = c.app;
-  reporter.Finish(summary);
-  std::printf("%s: %s\n", c.app.c_str(), DescribeRun(summary).c_str());
-  if (out) {
+  outputs.reporter.Finish(summary);
+  std::fprintf(c.say, "%s: %s\n", c.app.c_str(), DescribeRun(summary).c_str());
+  if (OutputFile* out = outputs.values ? &*outputs.values : nullptr) {
+    // A run stopped before it converged says so in the file's first line, not only here.
+    if (!summary.converged) out->Write("# " + NotConvergedMarker(c.app, summary) + "\n");
     std::string line;
     engine.ForEachInterval([&](VertexId first, std::span<const typename Program::VertexValue> v) {
       for (size_t i = 0; i < v.size(); ++i) {
         line = std::to_string(first + i);
         format(v[i], line);
         line += '\n';
-        std::fwrite(line.data(), 1, line.size(), out->file());
+        out->Write(line);
       }
     });
     out->Commit();
-    std::printf("wrote %s\n", c.out.c_str());
+    if (!out->is_stdout()) std::fprintf(c.say, "wrote %s\n", out->path().c_str());
   }
-  if (c.top > 0) top(engine);
+  if (c.top.value > 0) top(engine);
+  if (!summary.converged) {
+    std::fprintf(stderr, "needle: %s\n", NotConvergedMarker(c.app, summary).c_str());
+    return 3;
+  }
   return 0;
 }
 
@@ -118,12 +129,13 @@ void AppendNumber(std::string& line, double value) {
   line += buf;
 }
 
-int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& options) {
+int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
+                RunOutputs& outputs) {
   apps::PageRank program;
-  program.tolerance = static_cast<float>(c.tolerance);
+  program.tolerance = static_cast<float>(c.tolerance.value);
   using Value = apps::PageRank::VertexValue;
   return RunProgram(
-      c, set, options, program,
+      c, set, options, outputs, program,
       [](const Value& v, std::string& line) { AppendNumber(line, v.rank); },
       [&](Engine<apps::PageRank>& engine) {
         using Entry = std::pair<double, VertexId>;  // min-heap of the best K
@@ -131,21 +143,22 @@ int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& op
         engine.ForEachInterval([&](VertexId first, std::span<const Value> v) {
           for (size_t i = 0; i < v.size(); ++i) {
             best.emplace(v[i].rank, static_cast<VertexId>(first + i));
-            if (best.size() > c.top) best.pop();
+            if (best.size() > c.top.value) best.pop();
           }
         });
         std::vector<Entry> sorted;
         for (; !best.empty(); best.pop()) sorted.push_back(best.top());
-        std::printf("top %u vertices by rank:\n", c.top);
+        std::fprintf(c.say, "top %u vertices by rank:\n", c.top.value);
         for (auto it = sorted.rbegin(); it != sorted.rend(); ++it) {
-          std::printf("  %u\t%.9g\n", it->second, it->first);
+          std::fprintf(c.say, "  %u\t%.9g\n", it->second, it->first);
         }
       });
 }
 
-int RunComponents(const RunConfig& c, const ShardSet& set, const EngineOptions& options) {
+int RunComponents(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
+                  RunOutputs& outputs) {
   return RunProgram(
-      c, set, options, apps::ConnectedComponents{},
+      c, set, options, outputs, apps::ConnectedComponents{},
       [](uint32_t label, std::string& line) { line += '\t' + std::to_string(label); },
       [&](Engine<apps::ConnectedComponents>& engine) {
         std::vector<uint32_t> size(set.manifest().num_vertices, 0);
@@ -156,15 +169,15 @@ int RunComponents(const RunConfig& c, const ShardSet& set, const EngineOptions& 
         for (VertexId v = 0; v < size.size(); ++v) {
           if (size[v] > 0) components.emplace_back(size[v], v);
         }
-        const size_t k = std::min<size_t>(c.top, components.size());
+        const size_t k = std::min<size_t>(c.top.value, components.size());
         std::partial_sort(components.begin(), components.begin() + k, components.end(),
                           [](const auto& a, const auto& b) {
                             return a.first != b.first ? a.first > b.first : a.second < b.second;
                           });
-        std::printf("%zu components; the %zu largest (label = smallest vertex id):\n",
-                    components.size(), k);
+        std::fprintf(c.say, "%zu components; the %zu largest (label = smallest vertex id):\n",
+                     components.size(), k);
         for (size_t i = 0; i < k; ++i) {
-          std::printf("  %u\t%u vertices\n", components[i].second, components[i].first);
+          std::fprintf(c.say, "  %u\t%u vertices\n", components[i].second, components[i].first);
         }
       });
 }
@@ -205,7 +218,7 @@ std::vector<VertexId> PickSources(const RunConfig& c, uint64_t num_vertices) {
       sources.push_back(static_cast<VertexId>(id));
     }
   } else {
-    const uint64_t k = c.num_sources == 0 ? 1 : c.num_sources;
+    const uint64_t k = c.num_sources.value == 0 ? 1 : c.num_sources.value;
     if (num_vertices == 0) throw UsageError("mssp needs a source, and the graph has no vertices");
     if (k > num_vertices) throw UsageError("--num-sources is larger than the vertex count");
     for (uint64_t i = 0; i < k; ++i) sources.push_back(static_cast<VertexId>(i * num_vertices / k));
@@ -215,14 +228,14 @@ std::vector<VertexId> PickSources(const RunConfig& c, uint64_t num_vertices) {
 
 template <size_t K>
 int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
-             const std::vector<VertexId>& sources) {
+             RunOutputs& outputs, const std::vector<VertexId>& sources) {
   apps::ShortestPaths<K> program;
   program.sources.fill(kNoVertex);
   std::copy(sources.begin(), sources.end(), program.sources.begin());
   const size_t used = sources.size();
   using Value = typename apps::ShortestPaths<K>::VertexValue;
   return RunProgram(
-      c, set, options, program,
+      c, set, options, outputs, program,
       [used](const Value& d, std::string& line) {
         for (size_t k = 0; k < used; ++k) AppendNumber(line, d[k]);
       },
@@ -241,38 +254,40 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
         for (size_t k = 0; k < used; ++k) order[k] = k;
         std::stable_sort(order.begin(), order.end(),
                          [&](size_t a, size_t b) { return reach[a].first > reach[b].first; });
-        order.resize(std::min<size_t>(c.top, used));
-        std::printf("sources by reach count:\n");
+        order.resize(std::min<size_t>(c.top.value, used));
+        std::fprintf(c.say, "sources by reach count:\n");
         for (size_t k : order) {
-          std::printf("  %u\treaches %llu vertices, farthest at distance %.9g\n", sources[k],
-                      static_cast<unsigned long long>(reach[k].first), reach[k].second);
+          std::fprintf(c.say, "  %u\treaches %llu vertices, farthest at distance %.9g\n",
+                       sources[k], static_cast<unsigned long long>(reach[k].first),
+                       reach[k].second);
         }
       });
 }
 
-int RunShortestPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options) {
+int RunShortestPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
+                     RunOutputs& outputs) {
   CheckNonNegativeWeights(
       set, ("mssp needs non-negative weights (input " + set.manifest().input.path + ")").c_str());
   const std::vector<VertexId> sources = PickSources(c, set.manifest().num_vertices);
-  std::printf("mssp: %zu source%s:", sources.size(), sources.size() == 1 ? "" : "s");
-  for (VertexId s : sources) std::printf(" %u", s);
-  std::printf("\n");
+  std::fprintf(c.say, "mssp: %zu source%s:", sources.size(), sources.size() == 1 ? "" : "s");
+  for (VertexId s : sources) std::fprintf(c.say, " %u", s);
+  std::fprintf(c.say, "\n");
   switch (sources.size()) {
     case 1:
-      return RunPaths<1>(c, set, options, sources);
+      return RunPaths<1>(c, set, options, outputs, sources);
     case 2:
-      return RunPaths<2>(c, set, options, sources);
+      return RunPaths<2>(c, set, options, outputs, sources);
     case 3:
     case 4:
-      return RunPaths<4>(c, set, options, sources);
+      return RunPaths<4>(c, set, options, outputs, sources);
     case 5:
     case 6:
     case 7:
     case 8:
-      return RunPaths<8>(c, set, options, sources);
+      return RunPaths<8>(c, set, options, outputs, sources);
     default:
-      if (sources.size() <= 16) return RunPaths<16>(c, set, options, sources);
-      return RunPaths<kMaxSources>(c, set, options, sources);
+      if (sources.size() <= 16) return RunPaths<16>(c, set, options, outputs, sources);
+      return RunPaths<kMaxSources>(c, set, options, outputs, sources);
   }
 }
 
@@ -301,62 +316,77 @@ int RunRun(const std::vector<std::string>& args) {
   auto add = options.add_options();
   add("app", po::value(&c.app)->required(), "pagerank, cc or mssp");
   add("input", po::value(&c.input)->required(), "graph file or shard set directory");
-  add("iters", po::value(&c.iterations)->default_value(1000), "stop after this many iterations");
-  add("tolerance", po::value(&c.tolerance)->default_value(1e-4),
+  add("iters", po::value(&c.iterations),
+      "stop after this many iterations even if not converged (default: run until converged; "
+      "a run stopped before converging exits with status 3 and its --out says so)");
+  add("tolerance", po::value(&c.tolerance)->default_value(Real{1e-4}, "1e-4"),
       "pagerank: a vertex sends when its rank moved by more than this fraction since it last "
       "sent; the run stops when none does");
-  add("memory", po::value(&c.memory)->default_value("1G"),
+  add("memory", po::value(&c.memory)->default_value(MemorySize{uint64_t{1} << 30}, "1G"),
       "memory budget for sharding and for the run (e.g. 512M, 4G)");
   add("io", po::value(&io)->default_value("auto"), "I/O backend: auto, uring, pread");
   add("direct", po::bool_switch(&c.direct), "read and write shard files with O_DIRECT");
-  add("out", po::value(&c.out), "write one line per vertex: id<TAB>value");
+  add("out", po::value(&c.out),
+      "write one line per vertex: id<TAB>value (FILE, a device or FIFO, or - for stdout)");
   add("stats", po::value(&c.stats), "write per-iteration statistics as JSON lines");
-  add("top", po::value(&c.top)->default_value(0),
+  add("top", po::value(&c.top)->default_value(Whole<uint32_t>{0}, "0"),
       "print the K highest ranks / largest components / sources by reach");
   add("sources", po::value(&c.sources), "mssp: comma-separated source ids (at most 32)");
-  add("num-sources", po::value(&c.num_sources)->default_value(0),
+  add("num-sources", po::value(&c.num_sources)->default_value(Whole<uint32_t>{0}, "0"),
       "mssp: K sources spread evenly over the ids (i * V / K), when --sources is not given");
   add("skip-verify", po::bool_switch(&c.skip_verify),
-      "do not checksum a given shard set's files before the run (sizes are still checked)");
+      "do not checksum a given shard set's files before the run (sizes and structure are "
+      "still checked)");
   AddGraphInputOptions(options, c.input_options);
   po::positional_options_description positional;
   positional.add("app", 1).add("input", 1);
-  if (!ParseCommandLine(args,
-                        "needle run pagerank|cc|mssp GRAPH|SHARDDIR [--memory 1G] [--out FILE] "
-                        "[--stats FILE] [options]",
-                        options, positional)) {
-    return 0;
-  }
+  const std::optional<po::variables_map> given =
+      ParseCommandLine(args,
+                       "needle run pagerank|cc|mssp GRAPH|SHARDDIR [--memory 1G] [--out FILE] "
+                       "[--stats FILE] [options]",
+                       options, positional);
+  if (!given) return 0;
   if (c.app != "pagerank" && c.app != "cc" && c.app != "mssp") {
     throw UsageError("unknown app '" + c.app + "' (pagerank, cc, mssp)");
   }
-  c.sources_given = std::any_of(args.begin(), args.end(), [](const std::string& a) {
-    return a == "--sources" || a.rfind("--sources=", 0) == 0;
-  });
-  if (c.sources_given && c.num_sources != 0) {
+  // What was given comes from the parsed options: Boost also takes unambiguous prefixes
+  // (--source for --sources, --iter for --iters).
+  c.sources_given = given->count("sources") > 0;
+  c.iterations_given = given->count("iters") > 0;
+  if (c.sources_given && c.num_sources.value != 0) {
     throw UsageError("give --sources or --num-sources, not both");
   }
-  if (c.num_sources > kMaxSources) {
+  if (c.app != "mssp" && (c.sources_given || c.num_sources.value != 0)) {
+    throw UsageError("--sources and --num-sources are for mssp");
+  }
+  if (c.num_sources.value > kMaxSources) {
     throw UsageError("mssp takes at most " + std::to_string(kMaxSources) + " sources");
   }
-  const size_t num_sources =
-      c.sources_given ? ParseSources(c.sources).size() : std::max<size_t>(c.num_sources, 1);
-  if (!(c.tolerance >= 0)) throw UsageError("--tolerance must be a non-negative number");
+  const size_t num_sources = c.sources_given ? ParseSources(c.sources).size()
+                                             : std::max<size_t>(c.num_sources.value, 1);
+  // The outputs exist (as temporaries) before any work: a bad path fails now.
+  RunOutputs outputs{std::nullopt, RunReporter(c.stats, c.app)};
+  if (!c.out.empty()) outputs.values.emplace(c.out);
+  const bool values_to_stdout = outputs.values && outputs.values->is_stdout();
+  if (values_to_stdout && outputs.reporter.is_stdout()) {
+    throw UsageError("--out and --stats cannot both be standard output");
+  }
+  if (values_to_stdout || outputs.reporter.is_stdout()) c.say = stderr;  // stdout is data
   EngineOptions engine;
-  engine.memory_bytes = ParseMemorySize(c.memory);
-  engine.max_iterations = c.iterations;
-  engine.threads = c.input_options.threads;
+  engine.memory_bytes = c.memory.bytes;
+  if (c.iterations_given) engine.max_iterations = c.iterations.value;
+  engine.threads = static_cast<int>(c.input_options.threads.value);
   try {
     engine.io.kind = ParseIoKind(io);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--io: ") + e.what());
   }
   engine.io.direct = c.direct;
-  engine.log = [](const std::string& line) {
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
+  std::FILE* say = c.say;
+  engine.log = [say](const std::string& line) {
+    std::fprintf(say, "%s\n", line.c_str());
+    std::fflush(say);
   };
-
   // mssp's values are 4 bytes per source: its intervals are planned for that, in a shard set
   // of its own (GRAPH.mssp-K.shards), so that the other apps' set stays as it is.
   IntervalCosts costs;
@@ -366,11 +396,10 @@ int RunRun(const std::vector<std::string>& args) {
     costs = CostsFor(4 * slots, 4 * slots, 4 * slots, /*weights=*/true);
     if (!costs.is_default()) out_dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
   }
-  const ShardSet set =
-      OpenOrShard(c, engine.memory_bytes, c.app == "cc", costs, out_dir, engine.io);
-  if (c.app == "pagerank") return RunPageRank(c, set, engine);
-  if (c.app == "cc") return RunComponents(c, set, engine);
-  return RunShortestPaths(c, set, engine);
+  const ShardSet set = OpenOrShard(c, engine.memory_bytes, c.app == "cc", costs, out_dir, engine.io);
+  if (c.app == "pagerank") return RunPageRank(c, set, engine, outputs);
+  if (c.app == "cc") return RunComponents(c, set, engine, outputs);
+  return RunShortestPaths(c, set, engine, outputs);
 }
 
 }  // namespace needle::cli

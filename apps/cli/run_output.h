@@ -1,48 +1,39 @@
-// What `needle run` writes: the per-vertex output file (written to a temporary name and renamed
-// into place, so a failed run leaves nothing that looks like a result), the per-iteration
-// statistics as JSON lines, and a progress line per iteration on a terminal.
+// What `needle run` writes: the per-vertex output (--out), the per-iteration statistics as
+// JSON lines (--stats), both through loaders/output_file.h (created before the run, so a bad
+// path fails before any work; a regular file appears only when complete; a device, FIFO or
+// "-" is written as it goes), and a progress line per iteration on a terminal.
 #pragma once
 
 #include <cstdio>
-#include <functional>
+#include <optional>
 #include <string>
 
 #include "engine/run_stats.h"
+#include "loaders/output_file.h"
 
 namespace needle::cli {
 
-// A file written under "<path>.tmp-XXXXXX" and renamed to `path` by Commit(); removed if never
-// committed. Throws Error.
-class AtomicOutput {
- public:
-  explicit AtomicOutput(const std::string& path);
-  ~AtomicOutput();
-  AtomicOutput(const AtomicOutput&) = delete;
-  AtomicOutput& operator=(const AtomicOutput&) = delete;
-  std::FILE* file() { return file_; }
-  void Commit();
-
- private:
-  std::string path_, temp_;
-  std::FILE* file_ = nullptr;
-};
-
-// Appends JSON lines to --stats FILE (when given) and draws the progress line.
+// Writes JSON lines to --stats FILE (when given) and draws the progress line.
 class RunReporter {
  public:
-  RunReporter(const std::string& stats_path, std::string app);
-  ~RunReporter();
+  RunReporter(const std::string& stats_path, std::string app);  // creates the output now
   void Iteration(const IterationStats& s);
+  // Writes the summary and completes the statistics file (also for a run that did not
+  // converge: the summary says so).
   void Finish(const RunSummary& s);
+  bool is_stdout() const { return stats_ && stats_->is_stdout(); }
 
  private:
-  std::FILE* stats_ = nullptr;
-  std::string stats_path_;
+  std::optional<OutputFile> stats_;
   std::string app_;
   bool terminal_;
 };
 
-// "12.3 s, read 1.20 GB, wrote 0.40 GB" style summary of a run, one line.
+// "12 iterations (converged) in 1.23 s: read ..., wrote ..." — one line.
 std::string DescribeRun(const RunSummary& s);
+
+// The line that opens an --out file of a run that did not converge, and the warning for
+// stderr; both say that the values are not the answer.
+std::string NotConvergedMarker(const std::string& app, const RunSummary& s);
 
 }  // namespace needle::cli

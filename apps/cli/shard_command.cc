@@ -13,14 +13,14 @@ namespace needle::cli {
 
 int RunShard(const std::vector<std::string>& args) {
   std::string input;
-  std::string memory = "1G";
+  MemorySize memory{uint64_t{1} << 30};
   std::string io = "auto";
   GraphInputOptions input_options;
   ShardOptions shard;
   po::options_description options("shard options");
   auto add = options.add_options();
   add("input", po::value(&input)->required(), "graph file");
-  add("memory", po::value(&memory)->default_value("1G"),
+  add("memory", po::value(&memory)->default_value(MemorySize{uint64_t{1} << 30}, "1G"),
       "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder");
   add("out", po::value(&shard.out_dir),
       "shard set directory (default: GRAPH.shards; GRAPH.sym.shards with --symmetrize)");
@@ -41,7 +41,7 @@ int RunShard(const std::vector<std::string>& args) {
     return 0;
   }
   ApplyInputOptions(input_options, shard);
-  shard.memory_bytes = ParseMemorySize(memory);
+  shard.memory_bytes = memory.bytes;
   shard.io.direct = !buffered;
   try {
     shard.io.kind = ParseIoKind(io);

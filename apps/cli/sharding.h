@@ -2,6 +2,7 @@
 // the progress bar and log lines around ShardGraph.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 #include "apps/cli/cli_common.h"
@@ -12,7 +13,8 @@ namespace needle::cli {
 // Copies the graph-reading options (format, weights, threads) into `shard`.
 void ApplyInputOptions(const GraphInputOptions& input, ShardOptions& shard);
 
-// ShardGraph with a progress bar on a terminal and its messages on stdout.
-ShardReport ShardWithProgress(const std::string& input, ShardOptions shard);
+// ShardGraph with a progress bar on a terminal and its messages on `say`.
+ShardReport ShardWithProgress(const std::string& input, ShardOptions shard,
+                              std::FILE* say = stdout);
 
 }  // namespace needle::cli

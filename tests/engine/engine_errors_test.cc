@@ -1,15 +1,22 @@
-// A run that fails part-way: a shard file cut short after the set was opened. The engine must
-// report the file and the byte, wait for its in-flight I/O before freeing buffers (ASan checks
-// that), and leave no work directory behind. A budget too small is refused before any I/O.
+// A run that fails part-way: a shard file cut short after the set was opened, or damage that
+// keeps every checksum and structure intact but not the data (a scatter index's runs, a
+// shard's targets). The engine must report the file and the byte, wait for its in-flight I/O
+// before freeing buffers (ASan checks that), and leave no work directory behind — and remove
+// only the work directories no one holds. A budget too small is refused before any I/O.
 #include <gtest/gtest.h>
 
+#include <xxhash.h>
+
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "apps/programs/pagerank.h"
 #include "engine_test_util.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/error.h"
+#include "loaders/file_lock.h"
 #include "loaders/rmat.h"
 
 namespace needle {
@@ -66,6 +73,98 @@ TEST_P(EngineErrorsTest, BudgetTooSmallIsRefusedWithTheFigures) {
     EXPECT_NE(std::string(e.what()).find("MiB"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(WorkDirsLeft(shards));
+}
+
+// Rewrites the manifest's digest of `name` to match the file now, so that damage gets past
+// the checksums and the structure checks are what must catch it.
+void Redigest(const std::string& shards, const std::string& name) {
+  const std::string bytes = testing::ReadFile(shards + "/" + name);
+  std::string body = testing::ManifestBody(testing::ReadFile(shards + "/manifest"));
+  const size_t line = body.find("file " + name + " ");
+  ASSERT_NE(line, std::string::npos);
+  const size_t digest = body.find('\n', line) - 16;
+  body.replace(digest, 16, testing::Hex16(XXH3_64bits(bytes.data(), bytes.size())));
+  testing::WriteFile(shards + "/manifest", testing::WithManifestHash(body));
+}
+
+// Overwrites `bytes.size()` bytes of `path` at `at`.
+void Overwrite(const std::string& path, uint64_t at, const std::string& bytes) {
+  std::string data = testing::ReadFile(path);
+  ASSERT_LE(at + bytes.size(), data.size());
+  data.replace(at, bytes.size(), bytes);
+  testing::WriteFile(path, data);
+}
+
+uint64_t Load64(const std::string& path, uint64_t at) {
+  const std::string data = testing::ReadFile(path);
+  uint64_t v = 0;
+  std::memcpy(&v, data.data() + at, 8);
+  return v;
+}
+
+// A window's runs that do not decode (a varint that never ends) stop the run with the scatter
+// index and the byte, before anything is read or written out of bounds.
+TEST_P(EngineErrorsTest, DamagedScatterIndexFailsTheRunNamingTheByte) {
+  const std::string shards = MakeShards();
+  const std::string name = testing::ShardName(1, ".idx", "scatter");
+  const std::string path = shards + "/" + name;
+  const uint64_t first = Load64(path, 0);  // where window (0, 1)'s runs start
+  ASSERT_GT(Load64(path, 8), first + 6) << "window (0, 1) has too few runs for the test";
+  Overwrite(path, first, std::string(6, '\x80'));
+  Redigest(shards, name);
+  const ShardSet set = ShardSet::Open(shards);  // its structure is intact
+  EngineRun run;
+  run.io = GetParam() == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
+  try {
+    RunProgram(set, apps::PageRank{}, run);
+    FAIL() << "the run did not fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.path(), path) << e.what();
+    EXPECT_EQ(e.byte_offset(), first) << e.what();
+    EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(WorkDirsLeft(shards));
+}
+
+// An in-edge whose target lies outside its shard's interval stops the run naming the byte
+// (it used to be skipped: a silently different answer).
+TEST_P(EngineErrorsTest, TargetOutsideItsIntervalFailsTheRunNamingTheByte) {
+  const std::string shards = MakeShards();
+  const std::string path = shards + "/" + testing::ShardName(1, ".adj");
+  const uint64_t runs = Load64(path, 16);
+  const uint64_t targets_pos = Load64(path, 40);
+  ASSERT_GT(runs, 0u);
+  const uint32_t outside = 0;  // vertex 0 is in interval 0
+  Overwrite(path, targets_pos, std::string(reinterpret_cast<const char*>(&outside), 4));
+  Redigest(shards, testing::ShardName(1, ".adj"));
+  const ShardSet set = ShardSet::Open(shards);
+  EngineRun run;
+  run.io = GetParam() == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
+  try {
+    RunProgram(set, apps::PageRank{}, run);
+    FAIL() << "the run did not fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.path(), path) << e.what();
+    EXPECT_EQ(e.byte_offset(), targets_pos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("outside interval 1"), std::string::npos) << e.what();
+  }
+}
+
+// Only working directories no process holds are removed: not another live run's, whatever
+// pid its name carries (one from another container is not visible here).
+TEST_P(EngineErrorsTest, AnotherRunsWorkDirectoryIsKeptAndDeadOnesRemoved) {
+  const std::string shards = MakeShards();
+  std::filesystem::create_directory(shards + "/.run-999999-alive0");
+  std::filesystem::create_directory(shards + "/.run-1-dead00");  // pid 1 lives; no one holds it
+  std::optional<FileLock> alive =
+      FileLock::Open(shards + "/.run-999999-alive0", FileLock::Mode::kExclusive, false);
+  ASSERT_TRUE(alive);
+  const ShardSet set = ShardSet::Open(shards);
+  EngineRun run;
+  run.io = GetParam() == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
+  RunProgram(set, apps::PageRank{}, run);
+  EXPECT_TRUE(std::filesystem::exists(shards + "/.run-999999-alive0"));
+  EXPECT_FALSE(std::filesystem::exists(shards + "/.run-1-dead00"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EngineErrorsTest,

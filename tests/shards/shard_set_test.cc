@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "loaders/edge_list_writer.h"
 #include "loaders/error.h"
 #include "loaders/rmat.h"
+#include "shards/run_codec.h"
 #include "shards/sharder.h"
 #include "tests/shards/shard_test_util.h"
 
@@ -265,9 +267,181 @@ TEST_F(ManifestEditTest, WrongDigestOfAFileIsRefusedNamingThatFile) {
 }
 
 TEST_F(ManifestEditTest, WrongSizeOfAFileIsRefusedNamingThatFile) {
-  const std::string size = std::to_string(fs::file_size(Path("windows.idx")));
-  Edit("file windows.idx " + size + " ", "file windows.idx " + size + "0 ");
-  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set(), false); }, Path("windows.idx"), "", ""));
+  const std::string size = std::to_string(fs::file_size(Path("shard-0001.adj")));
+  Edit("file shard-0001.adj " + size + " ", "file shard-0001.adj " + size + "0 ");
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set(), false); }, Path("shard-0001.adj"), "", ""));
+}
+
+// The structure a manifest describes is checked whatever its hash says, with and without
+// digests: each edit below keeps the manifest well formed with a correct hash.
+class ManifestStructureTest : public ManifestEditTest {
+ protected:
+  testing::ParsedManifest Parsed() { return testing::ParseManifestText(ReadFile(Path("manifest"))); }
+  // Refused by Open (with and without digests), naming `path` and saying `phrase`.
+  ::testing::AssertionResult Refused(const std::string& path, const std::string& phrase) {
+    for (bool verify : {true, false}) {
+      ::testing::AssertionResult r =
+          ThrowsError([&] { ShardSet::Open(Set(), verify); }, path, "", phrase);
+      if (!r) return r << (verify ? " (with digests)" : " (without digests)");
+    }
+    return ::testing::AssertionSuccess();
+  }
+  std::string IntervalLine(uint32_t p) {
+    const auto iv = Parsed().intervals.at(p);
+    return "interval " + std::to_string(iv[0]) + " " + std::to_string(iv[1]) + " " +
+           std::to_string(iv[2]) + "\n";
+  }
+};
+
+TEST_F(ManifestStructureTest, VertexCountOneLessIsRefused) {
+  const std::string n = Parsed().values.at("vertices");
+  Edit("vertices " + n + "\n", "vertices " + std::to_string(std::stoull(n) - 1) + "\n");
+  EXPECT_TRUE(Refused(Path("manifest"), "vertex count"));
+}
+
+TEST_F(ManifestStructureTest, VertexCountAndLastIntervalOneLessAreRefused) {
+  const auto man = Parsed();
+  const uint32_t last = static_cast<uint32_t>(man.intervals.size() - 1);
+  const auto& iv = man.intervals[last];
+  Edit("vertices " + man.values.at("vertices") + "\n",
+       "vertices " + std::to_string(iv[2] - 1) + "\n");
+  Edit(IntervalLine(last), "interval " + std::to_string(last) + " " + std::to_string(iv[1]) + " " +
+                               std::to_string(iv[2] - 1) + "\n");
+  EXPECT_TRUE(Refused(Path(testing::ShardName(last, ".adj")), "interval"));
+}
+
+TEST_F(ManifestStructureTest, MovedIntervalBoundIsRefused) {
+  const auto man = Parsed();
+  const auto a = man.intervals[0];
+  const auto b = man.intervals[1];
+  const std::string moved = std::to_string(a[2] - 1);
+  Edit(IntervalLine(0) + IntervalLine(1), "interval 0 0 " + moved + "\ninterval 1 " + moved +
+                                              " " + std::to_string(b[2]) + "\n");
+  EXPECT_TRUE(Refused(Path("shard-0000.adj"), "interval"));
+}
+
+TEST_F(ManifestStructureTest, IntervalsThatDoNotIncreaseAreRefused) {
+  Edit(IntervalLine(0), "interval 0 0 0\n");
+  EXPECT_TRUE(Refused(Path("manifest"), ""));
+}
+
+TEST_F(ManifestStructureTest, IntervalBeyondThirtyTwoBitsIsRefused) {
+  const auto a = Parsed().intervals[0];
+  Edit(IntervalLine(0),
+       "interval 0 0 " + std::to_string(a[2] + (uint64_t{1} << 32)) + "\n");
+  EXPECT_TRUE(Refused(Path("manifest"), ""));
+}
+
+TEST_F(ManifestStructureTest, EveryFileLineRemovedIsRefusedNamingTheFile) {
+  const auto man = Parsed();
+  const std::string text = ReadFile(Path("manifest"));
+  for (const testing::ManifestFileEntry& f : man.files) {
+    const size_t at = text.find("file " + f.name + " ");
+    ASSERT_NE(at, std::string::npos);
+    const std::string line = text.substr(at, text.find('\n', at) + 1 - at);
+    Edit(line, "");
+    EXPECT_TRUE(Refused(Path("manifest"), f.name)) << "without " << f.name;
+    WriteFile(Path("manifest"), text);
+  }
+}
+
+TEST_F(ManifestStructureTest, FilesListedTwiceOrUnknownOrOutsideAreRefused) {
+  const std::string text = ReadFile(Path("manifest"));
+  const size_t at = text.find("file degrees.bin ");
+  const std::string line = text.substr(at, text.find('\n', at) + 1 - at);
+  Edit(line, line + line);
+  EXPECT_TRUE(Refused(Path("manifest"), "twice"));
+  WriteFile(Path("manifest"), text);
+  Edit(line, line + "file notes.txt 4096 0000000000000000\n");
+  EXPECT_TRUE(Refused(Path("manifest"), "notes.txt"));
+  WriteFile(Path("manifest"), text);
+  Edit(line, line + "file ../../etc/passwd 4096 0000000000000000\n");
+  EXPECT_TRUE(Refused(Path("manifest"), "not a plain name"));
+  WriteFile(Path("manifest"), text);
+  Edit("file degrees.bin ", "file shard-9999.adj ");  // a shard of an interval that is not there
+  EXPECT_TRUE(Refused(Path("manifest"), "shard-9999.adj"));
+}
+
+TEST_F(ManifestStructureTest, KeysMissingOrTwiceAreRefused) {
+  const std::string text = ReadFile(Path("manifest"));
+  const std::string edges = "edges " + Parsed().values.at("edges") + "\n";
+  Edit(edges, "");
+  EXPECT_TRUE(Refused(Path("manifest"), "'edges'"));
+  WriteFile(Path("manifest"), text);
+  Edit(edges, edges + edges);
+  EXPECT_TRUE(Refused(Path("manifest"), "twice"));
+  WriteFile(Path("manifest"), text);
+  Edit(edges, "edges 1" + Parsed().values.at("edges") + "\n");
+  EXPECT_TRUE(Refused(Path("manifest"), "edge count"));
+}
+
+// Digest of `path` as the manifest writes it, for edits that must get past the checksums.
+std::string Digest(const std::string& path) {
+  const std::string bytes = ReadFile(path);
+  return testing::Hex16(XXH3_64bits(bytes.data(), bytes.size()));
+}
+
+class DataStructureTest : public ManifestStructureTest {
+ protected:
+  // Rewrites the manifest's digest of `name` to match the file as it is now.
+  void Redigest(const std::string& name) {
+    for (const testing::ManifestFileEntry& f : Parsed().files) {
+      if (f.name == name) Edit(" " + f.digest + "\n", " " + Digest(Path(name)) + "\n");
+    }
+  }
+  void Store64(const std::string& name, uint64_t at, uint64_t value) {
+    std::string bytes = ReadFile(Path(name));
+    std::memcpy(bytes.data() + at, &value, 8);
+    WriteFile(Path(name), bytes);
+    Redigest(name);
+  }
+  uint64_t Load64(const std::string& name, uint64_t at) {
+    const std::string bytes = ReadFile(Path(name));
+    uint64_t v = 0;
+    std::memcpy(&v, bytes.data() + at, 8);
+    return v;
+  }
+};
+
+TEST_F(DataStructureTest, ShardHeaderCountsAreCheckedAgainstTheFile) {
+  Store64("shard-0001.adj", 24, Load64("shard-0001.adj", 24) + (uint64_t{1} << 62));  // edges
+  EXPECT_TRUE(Refused(Path("shard-0001.adj"), ""));
+}
+
+TEST_F(DataStructureTest, WindowIndexEntriesAreCheckedAgainstTheirNeighbours) {
+  const uint32_t P = static_cast<uint32_t>(Parsed().intervals.size());
+  // Window (1, 1)'s first edge pushed past window (1, 2)'s.
+  const uint64_t entry = (uint64_t{1} * (P + 1) + 1) * 16;
+  Store64("windows.idx", entry + 8, Load64("windows.idx", entry + 8 + 16) + 1);
+  EXPECT_TRUE(Refused(Path("windows.idx"), "window index"));
+}
+
+TEST_F(DataStructureTest, ScatterOffsetsAreCheckedAgainstTheFileAndTheWindows) {
+  const std::string name = testing::ShardName(1, ".idx", "scatter");
+  const std::string saved = ReadFile(Path(name));
+  const std::string manifest = ReadFile(Path("manifest"));
+  Store64(name, 8, Load64(name, 8) + (uint64_t{1} << 40));  // offset 1 beyond the file
+  EXPECT_TRUE(Refused(Path(name), "scatter index"));
+  WriteFile(Path(name), saved);
+  WriteFile(Path("manifest"), manifest);
+  Store64(name, 8, Load64(name, 0));  // window (0, 1) with no bytes for its runs
+  const auto man = Parsed();
+  EXPECT_TRUE(Refused(Path(name), "scatter index"));
+}
+
+// windows.idx is read whole and its digest checked even without digests: no single-bit flip
+// gets through (each used to be read as it came, reading and writing out of bounds).
+TEST_F(DataStructureTest, WindowIndexBitFlipsAreRefusedWithoutDigests) {
+  const std::string original = ReadFile(Path("windows.idx"));
+  testing::Rng random(11);
+  for (int i = 0; i < 150; ++i) {
+    std::string damaged = original;
+    const uint64_t bit = random.Below(8 * damaged.size());
+    damaged[bit / 8] = static_cast<char>(damaged[bit / 8] ^ (1 << (bit % 8)));
+    WriteFile(Path("windows.idx"), damaged);
+    EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set(), false); }, Path("windows.idx"), "", ""))
+        << "bit " << bit;
+  }
 }
 
 TEST(ShardSetOpenTest, DirectoryWithoutAManifestIsNotAShardSet) {

@@ -385,6 +385,8 @@ struct Run {
 struct ShardContents {
   uint64_t num_runs = 0;
   uint64_t num_edges = 0;
+  uint32_t first_vertex = 0;  // the interval the header records
+  uint32_t end_vertex = 0;
   std::vector<Run> runs;
   std::vector<uint32_t> targets;
   std::vector<uint32_t> value_bits;
@@ -397,10 +399,12 @@ inline void ReadShard(const std::string& dir, uint32_t p, ShardContents* s) {
   const std::string adj = ReadFile(dir + "/" + ShardName(p, ".adj"));
   ASSERT_GE(adj.size(), 4096u);
   ASSERT_EQ(adj.substr(0, 8), "NEEDLADJ");
-  EXPECT_EQ(Load<uint32_t>(adj, 8), 1u) << "format version";
+  EXPECT_EQ(Load<uint32_t>(adj, 8), 2u) << "format version";
   EXPECT_EQ(Load<uint32_t>(adj, 12), p) << "shard index in the header";
   s->num_runs = Load<uint64_t>(adj, 16);
   s->num_edges = Load<uint64_t>(adj, 24);
+  s->first_vertex = Load<uint32_t>(adj, 48);
+  s->end_vertex = Load<uint32_t>(adj, 52);
   const uint64_t runs_pos = Load<uint64_t>(adj, 32);
   const uint64_t targets_pos = Load<uint64_t>(adj, 40);
   ASSERT_EQ(runs_pos, 4096u);
@@ -556,6 +560,8 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
     ShardContents s;
     ReadShard(dir, p, &s);
     if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_EQ(s.first_vertex, bounds[p]) << "shard " << p << "'s header: interval start";
+    EXPECT_EQ(s.end_vertex, bounds[p + 1]) << "shard " << p << "'s header: interval end";
     total_edges += s.num_edges;
     for (uint64_t i = 0; i < s.edges.size(); ++i) {
       const OracleEdge& e = s.edges[i];

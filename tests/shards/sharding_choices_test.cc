@@ -495,8 +495,9 @@ TEST_F(ChoicesReuseTest, SmallerBudgetSetIsReusedForALargerOneWhenAsked) {
 // this order, built from the values of `m`.
 std::string ManifestBeforeTheChoices(const testing::ParsedManifest& m) {
   std::string body = "needle-shards " + std::to_string(kManifestVersion) + "\n";
-  for (const char* key : {"input-size", "input-mtime-ns", "input-head-hash", "input-path", "memory",
-                          "format", "weights", "vertices", "edges", "weighted", "intervals"}) {
+  for (const char* key : {"input-size", "input-mtime-ns", "input-ctime-ns", "input-content-hash",
+                          "input-path", "memory", "format", "weights", "vertices", "edges",
+                          "weighted", "intervals"}) {
     body += std::string(key) + " " + m.values.at(key) + "\n";
   }
   for (const auto& iv : m.intervals) {
@@ -564,10 +565,22 @@ TEST_F(DefaultManifestTest, SetWrittenBeforeTheChoicesIsReusedAndRebuiltForThem)
 
 // The library's own parser: the new lines round-trip, absent lines are the defaults, and
 // malformed ones are errors naming the line.
-TEST(ManifestChoicesTest, SerializeAndParseTheChoices) {
+// A manifest of one interval over `n` vertices, with the files such a set has.
+Manifest OneIntervalManifest(uint64_t n) {
   Manifest m;
-  m.num_vertices = 5;
-  m.bounds = {0, 5};
+  m.input.path = "/g.el";
+  m.num_vertices = n;
+  m.bounds = {0, static_cast<uint32_t>(n)};
+  m.files = {{"shard-0000.adj", 8192, 1},
+             {"shard-0000.val", 4096, 2},
+             {"scatter-0000.idx", 4096, 3},
+             {"windows.idx", 4096, 4},
+             {"degrees.bin", (8 * n + 4095) / 4096 * 4096, 5}};
+  return m;
+}
+
+TEST(ManifestChoicesTest, SerializeAndParseTheChoices) {
+  Manifest m = OneIntervalManifest(5);
   m.choices.symmetrize = true;
   m.choices.costs = IntervalCosts{8, 4, 12};
   const std::string text = m.Serialize();
@@ -588,14 +601,12 @@ TEST(ManifestChoicesTest, SerializeAndParseTheChoices) {
   EXPECT_FALSE(Manifest::Parse("m", with("symmetrize 1\n", "symmetrize 0\n")).choices.symmetrize);
   EXPECT_TRUE(
       testing::ThrowsError([&] { Manifest::Parse("m", with("symmetrize 1\n", "symmetrize 2\n")); },
-                           "m", testing::AtLine(9), "symmetrize"));
+                           "m", testing::AtLine(10), "symmetrize"));
   EXPECT_TRUE(testing::ThrowsError(
       [&] { Manifest::Parse("m", with("interval-costs 8 4 12\n", "interval-costs 8 4\n")); }, "m",
-      testing::AtLine(10), "interval-costs"));
+      testing::AtLine(11), "interval-costs"));
 
-  Manifest plain;
-  plain.num_vertices = 5;
-  plain.bounds = {0, 5};
+  const Manifest plain = OneIntervalManifest(5);
   const Manifest defaults = Manifest::Parse("m", plain.Serialize());
   EXPECT_FALSE(defaults.choices.symmetrize);
   EXPECT_EQ(defaults.choices.costs, IntervalCosts{});

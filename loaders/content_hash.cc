@@ -1,0 +1,46 @@
+#include "loaders/content_hash.h"
+
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <memory>
+#include <vector>
+
+#include "loaders/csr_file.h"
+#include "loaders/error.h"
+#include "loaders/unique_fd.h"
+
+namespace needle {
+namespace {
+
+constexpr size_t kReadBytes = size_t{1} << 20;
+
+struct Xxh3StateDeleter {
+  void operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
+};
+
+}  // namespace
+
+uint64_t FileContentHash(const std::string& path, GraphFormat requested) {
+  if (IsCsrInput(path, requested)) return CsrFile::Open(path).header_hash();
+  UniqueFd fd = OpenForReading(path);
+  std::unique_ptr<XXH3_state_t, Xxh3StateDeleter> state(XXH3_createState());
+  if (state == nullptr) throw Error(path, "cannot allocate a hash state");
+  XXH3_64bits_reset(state.get());
+  std::vector<char> buffer(kReadBytes);
+  uint64_t consumed = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error::AtByte(path, consumed, "read failed", errno);
+    }
+    XXH3_64bits_update(state.get(), buffer.data(), static_cast<size_t>(n));
+    consumed += static_cast<uint64_t>(n);
+  }
+  return XXH3_64bits_digest(state.get());
+}
+
+}  // namespace needle

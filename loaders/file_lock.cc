@@ -1,0 +1,80 @@
+#include "loaders/file_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "loaders/error.h"
+
+namespace needle {
+
+std::optional<FileLock> FileLock::Take(UniqueFd fd, const std::string& path, Mode mode,
+                                       bool wait) {
+  const int operation = (mode == Mode::kShared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB);
+  while (flock(fd.get(), operation) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK && !wait) return std::nullopt;
+    ThrowSystemError(path, "cannot lock");
+  }
+  return FileLock(std::move(fd));
+}
+
+std::optional<FileLock> FileLock::Open(const std::string& path, Mode mode, bool wait) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) ThrowSystemError(path, "cannot open");
+  return Take(std::move(fd), path, mode, wait);
+}
+
+bool FileLock::StillNames(const std::string& path) const {
+  struct stat held {}, named {};
+  if (!fd_.valid() || fstat(fd_.get(), &held) != 0 || stat(path.c_str(), &named) != 0) {
+    return false;
+  }
+  return held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+}
+
+LockedTemp CreateLockedTemp(const std::string& pattern, bool directory,
+                            const std::string& what_for) {
+  for (int attempt = 0;; ++attempt) {
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    UniqueFd fd;
+    if (directory) {
+      if (mkdtemp(name.data()) == nullptr) {
+        ThrowSystemError(what_for, "cannot create a temporary directory next to");
+      }
+      fd = UniqueFd(::open(name.data(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (!fd.valid()) ThrowSystemError(name.data(), "cannot open");
+    } else {
+      fd = UniqueFd(mkostemp(name.data(), O_CLOEXEC));
+      if (!fd.valid()) ThrowSystemError(what_for, "cannot create a temporary file next to");
+    }
+    std::optional<FileLock> lock =
+        FileLock::Take(std::move(fd), name.data(), FileLock::Mode::kExclusive, /*wait=*/true);
+    if (lock->StillNames(name.data())) return LockedTemp{name.data(), std::move(*lock)};
+    if (attempt == 100) throw Error(what_for, "temporary files keep disappearing next to it");
+  }
+}
+
+bool RemoveIfUnlocked(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) return false;  // gone already, or not ours to open
+  std::optional<FileLock> lock;
+  try {
+    lock = FileLock::Take(std::move(fd), path, FileLock::Mode::kExclusive, /*wait=*/false);
+  } catch (const Error&) {
+    return false;
+  }
+  // Locked: its owner is alive. Unlocked but renamed in between: not the leftover we saw.
+  if (!lock || !lock->StillNames(path)) return false;
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);  // while holding the lock: no one claims it meanwhile
+  return !ignored;
+}
+
+}  // namespace needle

@@ -1,0 +1,163 @@
+// `needle run` tells the truth about its result: a run goes to convergence unless the user caps
+// it, a capped run that did not converge says so (exit status 3, stderr, the first line of
+// --out, the stats summary), options are read as parsed (an abbreviation of --sources is
+// --sources), and numbers that are not what an option takes are refused naming the value.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "oracles/oracles.h"
+
+namespace needle {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ShellQuote;
+using Result = testing::CommandResult;
+
+class RunTrustTest : public WithTempDir<> {
+ protected:
+  Result Needle(const std::string& args) {
+    return testing::RunCaptured(ShellQuote(NEEDLE_BINARY) + " " + args, dir().string());
+  }
+  std::string Path(const std::string& name) { return (dir() / name).string(); }
+  // A path 0 - 1 - ... - (n-1): its labels travel one hop per iteration.
+  std::string Chain(uint32_t n) {
+    std::string text;
+    for (uint32_t i = 0; i + 1 < n; ++i) text += std::to_string(i) + "\t" + std::to_string(i + 1) + "\n";
+    const std::string path = Path("chain" + std::to_string(n) + ".el");
+    WriteFile(path, text);
+    return path;
+  }
+  std::vector<std::string> Lines(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+};
+
+TEST_F(RunTrustTest, RunsGoToConvergenceByDefault) {
+  // Longer than the old default cap of 1000 iterations.
+  const std::string chain = Chain(1500);
+  const Result r = Needle("run cc " + ShellQuote(chain) + " --memory 80M --out " +
+                          ShellQuote(Path("cc.tsv")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(converged)"), std::string::npos) << r.out;
+  const std::vector<std::string> lines = Lines(Path("cc.tsv"));
+  ASSERT_EQ(lines.size(), 1500u);
+  const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(chain));
+  for (uint32_t v = 0; v < 1500; ++v) {
+    ASSERT_EQ(lines[v], std::to_string(v) + "\t" + std::to_string(expected[v])) << "vertex " << v;
+  }
+}
+
+TEST_F(RunTrustTest, CappedRunThatDidNotConvergeSaysSoEverywhere) {
+  const std::string chain = Chain(300);
+  const Result r = Needle("run cc " + ShellQuote(chain) + " --memory 80M --iters 10 --out " +
+                          ShellQuote(Path("cc.tsv")) + " --stats " + ShellQuote(Path("s.jsonl")));
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("NOT CONVERGED"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--iters 10"), std::string::npos) << r.err;
+  const std::vector<std::string> lines = Lines(Path("cc.tsv"));
+  ASSERT_EQ(lines.size(), 301u);
+  EXPECT_EQ(lines[0].rfind("# needle run cc: NOT CONVERGED", 0), 0u) << lines[0];
+  const std::vector<std::string> stats = Lines(Path("s.jsonl"));
+  ASSERT_EQ(stats.size(), 11u);
+  EXPECT_NE(stats.back().find("\"converged\":false"), std::string::npos) << stats.back();
+  EXPECT_NE(stats.back().find("\"iteration_limit\":10"), std::string::npos) << stats.back();
+
+  // A cap the run does not reach changes nothing: converged, exit 0, no marker.
+  const Result enough = Needle("run cc " + ShellQuote(chain) + " --memory 80M --iters 1000 --out " +
+                               ShellQuote(Path("cc2.tsv")));
+  EXPECT_EQ(enough.status, 0) << enough.err;
+  EXPECT_EQ(Lines(Path("cc2.tsv")).front(), "0\t0");
+}
+
+TEST_F(RunTrustTest, AbbreviatedSourcesOptionIsSources) {
+  const std::string graph = Path("g.wel");
+  WriteFile(graph, "0 1 1\n1 2 2\n2 3 3\n3 0 4\n7 2 1\n5 6 1\n");
+  for (const char* spelling : {"--source 7", "--sources 7", "--sou=7"}) {
+    const Result r = Needle("run mssp " + ShellQuote(graph) + " --memory 80M " + spelling +
+                            " --out " + ShellQuote(Path("d.tsv")));
+    ASSERT_EQ(r.status, 0) << spelling << ": " << r.err;
+    EXPECT_NE(r.out.find("mssp: 1 source: 7"), std::string::npos) << spelling << ": " << r.out;
+    const std::vector<std::vector<double>> expected =
+        oracle::ShortestPaths(LoadCsr(graph), std::vector<VertexId>{7});
+    const std::vector<std::string> lines = Lines(Path("d.tsv"));
+    ASSERT_EQ(lines.size(), expected[0].size());
+    EXPECT_EQ(lines[2], "2\t1") << spelling;
+    EXPECT_EQ(lines[0], "0\t8") << spelling;  // 7 -> 2 -> 3 -> 0: 1 + 3 + 4
+    EXPECT_EQ(lines[7], "7\t0") << spelling;
+  }
+}
+
+TEST_F(RunTrustTest, NumbersOutsideWhatAnOptionTakesAreRefused) {
+  const std::string graph = Path("g.el");
+  WriteFile(graph, "0 1\n1 2\n");
+  struct Case {
+    std::string args;
+    std::string value;
+  };
+  const std::vector<Case> cases{
+      {"run pagerank G --memory nan", "nan"},       {"run pagerank G --memory 1e30", "1e30"},
+      {"run pagerank G --memory inf", "inf"},       {"run pagerank G --memory 0.5", "0.5"},
+      {"run pagerank G --memory -1G", "-1G"},       {"run pagerank G --memory 5X", "5X"},
+      {"run pagerank G --memory 99999999T", "99999999T"},
+      {"run cc G --iters -1", "-1"},                {"run cc G --iters 1.5", "1.5"},
+      {"run cc G --iters 4294967296", "4294967296"}, {"run cc G --top -1", "-1"},
+      {"run mssp G --num-sources -1", "-1"},        {"run pagerank G --tolerance nan", "nan"},
+      {"run pagerank G --tolerance -1", "-1"},      {"run pagerank G --tolerance inf", "inf"},
+      {"run cc G --threads -1", "-1"},              {"shard G --memory nan", "nan"},
+      {"info G --threads x", "x"},                  {"generate rmat --scale -1 -o x.el", "-1"},
+      {"generate rmat --scale 4 --seed -1 -o x.el", "-1"},
+      {"generate rmat --scale 4 --edge-factor 0x10 -o x.el", "0x10"},
+  };
+  for (const Case& c : cases) {
+    std::string args = c.args;
+    const size_t g = args.find(" G ");
+    if (g != std::string::npos) args.replace(g, 3, " " + ShellQuote(graph) + " ");
+    const Result r = Needle(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.value), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("expected"), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(graph + ".shards")) << args << " sharded before refusing";
+  }
+  // And the good spellings still work.
+  EXPECT_EQ(Needle("run pagerank " + ShellQuote(graph) + " --memory 0.25G --tolerance 1e-3")
+                .status,
+            0);
+}
+
+// --out - carries only the values (messages go to stderr); an --out or --stats that cannot be
+// written fails before anything is sharded or run.
+TEST_F(RunTrustTest, OutputsAreCheckedBeforeTheWorkAndStdoutCarriesOnlyData) {
+  const std::string graph = Path("g.el");
+  WriteFile(graph, "0 1\n1 2\n2 0\n3 3\n");
+  Result r = Needle("run cc " + ShellQuote(graph) + " --memory 80M --top 1 --out -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "0\t0\n1\t0\n2\t0\n3\t3\n");
+  EXPECT_NE(r.err.find("converged"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(Path("-")));
+
+  r = Needle("run cc " + ShellQuote(graph) + " --memory 80M --stats - --out " +
+             ShellQuote(Path("cc.tsv")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"type\":\"iteration\"", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("{\"type\":\"summary\""), std::string::npos) << r.out;
+
+  for (const std::string& bad : {"--out " + ShellQuote(dir().string()),
+                                 "--stats " + ShellQuote(Path("no/such/dir/s.jsonl"))}) {
+    r = Needle("run pagerank " + ShellQuote(graph) + " --memory 80M " + bad);
+    EXPECT_EQ(r.status, 1) << bad << ": " << r.err;
+    EXPECT_FALSE(fs::exists(graph + ".shards")) << bad << ": sharded before failing";
+  }
+}
+
+}  // namespace
+}  // namespace needle
