@@ -572,6 +572,7 @@ RunSummary Engine<Program>::Run() {
   summary.seconds = Since(start);
   summary.io = io_->counters();
   summary.peak_rss_bytes = PeakRssBytes();
+  summary.fixed_buffer_requests = io_->fixed_buffer_requests();
   if (options_.on_finish) options_.on_finish(summary);
   return summary;
 }

@@ -4,24 +4,17 @@
 #include <stdexcept>
 
 #include "engine/interval_io.h"
+#include "shards/intervals.h"
 #include "shards/io_backend.h"
 #include "shards/shard_set.h"
 
 namespace needle {
-namespace {
-
-std::string Mib(uint64_t bytes) {
-  return std::to_string((bytes + (uint64_t{1} << 20) - 1) >> 20) + " MiB";
-}
-
-}  // namespace
-
 std::string MemoryPlan::Describe() const {
-  return "memory plan: " + Mib(Total()) + " of " + Mib(budget) + " (interval buffers " +
-         Mib(interval_buffers) + ", scatter buffers " + Mib(scatter_buffers) + ", vertex arrays " +
-         Mib(vertex_arrays) + ", tables " + Mib(tables) + ", overhead " + Mib(kEngineOverhead) +
+  return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + " (interval buffers " +
+         FormatMiB(interval_buffers) + ", scatter buffers " + FormatMiB(scatter_buffers) + ", vertex arrays " +
+         FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " + FormatMiB(kEngineOverhead) +
          ", vertex values " +
-         (resident ? "in memory " + Mib(resident_values) : std::string("on disk")) + ")";
+         (resident ? "in memory " + FormatMiB(resident_values) : std::string("on disk")) + ")";
 }
 
 MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
@@ -48,9 +41,9 @@ MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vert
     plan.vertex_arrays += largest * vertex_width + AlignUp(largest * vertex_width) + 8192;
   }
   if (plan.Total() > budget) {
-    throw std::invalid_argument("--memory " + Mib(budget) +
+    throw std::invalid_argument("--memory " + FormatMiB(budget) +
                                 " is too small for this shard set: its largest interval needs " +
-                                Mib(plan.Total()) + " (" + plan.Describe() +
+                                FormatMiB(plan.Total()) + " (" + plan.Describe() +
                                 "); raise --memory or reshard with a smaller budget");
   }
   return plan;

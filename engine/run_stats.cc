@@ -87,6 +87,7 @@ std::string ToJson(const RunSummary& s) {
   out += std::string("\"vertex_values_resident\":") +
          (s.vertex_values_resident ? "true" : "false") + ',';
   AppendNumber(out, "peak_rss_bytes", s.peak_rss_bytes);
+  AppendNumber(out, "fixed_buffer_requests", s.fixed_buffer_requests);
   return Close(std::move(out));
 }
 

@@ -46,6 +46,7 @@ struct RunSummary {
   uint64_t memory_planned = 0;  // buffers and resident values the engine allocated
   bool vertex_values_resident = false;
   uint64_t peak_rss_bytes = 0;
+  uint64_t fixed_buffer_requests = 0;  // direct transfers through registered buffers (io_uring)
 };
 
 std::string ToJson(const IterationStats& s);  // one line, no newline

@@ -62,11 +62,10 @@ bool Plan(uint64_t count, Cost cost, FirstId first_id, Oversize oversize, Interv
   const uint64_t floor = std::max<uint64_t>(1, (total + plan.usable_bytes - 1) / plan.usable_bytes);
   plan.rule = "intervals: " + std::to_string(plan.num_intervals()) +
               ", the fewest whose cost fits the usable memory (at least ceil(" +
-              std::to_string(total >> 20) + " MiB of interval cost / " +
-              std::to_string(plan.usable_bytes >> 20) + " MiB usable) = " + std::to_string(floor) +
-              "), cut evenly [cost = 2 x (" + plan.rule + "), usable = budget - " +
-              std::to_string(kReservedBytes >> 20) + " MiB]; largest interval " +
-              std::to_string(plan.max_cost >> 20) + " MiB";
+              FormatMiB(total) + " of interval cost / " + FormatMiB(plan.usable_bytes) +
+              " usable) = " + std::to_string(floor) + "), cut evenly [cost = 2 x (" + plan.rule +
+              "), usable = budget - " + FormatMiB(kReservedBytes) + "]; largest interval " +
+              FormatMiB(plan.max_cost);
   return true;
 }
 
@@ -85,11 +84,18 @@ IntervalPlan Start(uint64_t memory_bytes, const IntervalCosts& costs) {
 [[noreturn]] void VertexDoesNotFit(uint64_t v, uint64_t out, uint64_t in, uint64_t cost) {
   throw std::invalid_argument("vertex " + std::to_string(v) + " (out-degree " +
                               std::to_string(out) + ", in-degree " + std::to_string(in) +
-                              ") needs " + std::to_string(cost >> 20) +
-                              " MiB alone, more than --memory allows; raise --memory");
+                              ") needs " + FormatMiB(cost) +
+                              " alone, more than --memory allows; raise --memory");
 }
 
 }  // namespace
+
+std::string FormatMiB(uint64_t bytes) {
+  const uint64_t mib = uint64_t{1} << 20;
+  const uint64_t tenths = bytes / mib * 10 + ((bytes % mib) * 10 + mib - 1) / mib;
+  const std::string whole = std::to_string(tenths / 10);
+  return (tenths % 10 == 0 ? whole : whole + "." + std::to_string(tenths % 10)) + " MiB";
+}
 
 std::string IntervalCosts::ToString() const {
   return std::to_string(in_edge) + " B/in-edge + " + std::to_string(out_edge) + " B/out-edge + " +

@@ -30,6 +30,10 @@ inline constexpr uint64_t kInEdgeBytes = 16;
 inline constexpr uint64_t kOutEdgeBytes = 12;
 inline constexpr uint64_t kVertexBytes = 16;
 
+// `bytes` in MiB for messages: "12 MiB", "0.1 MiB" — rounded up to a tenth, so that an amount
+// that is needed is never shown as less (or as 0) than it is.
+std::string FormatMiB(uint64_t bytes);
+
 // Bytes the engine holds per in-edge, per out-edge and per vertex of an interval (the three
 // factors of cost(p) above).
 struct IntervalCosts {

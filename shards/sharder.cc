@@ -166,10 +166,11 @@ class Sharder {
   uint64_t BudgetForIntervals() const {
     const uint64_t degrees = 8 * num_vertices_;
     if (options_.memory_bytes <= degrees + kReservedBytes) {
-      throw std::invalid_argument("--memory " + std::to_string(options_.memory_bytes >> 20) +
-                                  " MiB cannot hold the degree arrays of " +
-                                  std::to_string(num_vertices_) + " vertices (" +
-                                  std::to_string(degrees >> 20) + " MiB) plus the reserve");
+      throw std::invalid_argument(
+          "--memory " + FormatMiB(options_.memory_bytes) + " cannot hold the degree arrays of " +
+          std::to_string(num_vertices_) + " vertices (" + FormatMiB(degrees) + ") plus the " +
+          FormatMiB(kReservedBytes) + " reserve (I/O rings, buffers, bookkeeping): give more "
+          "than " + FormatMiB(degrees + kReservedBytes));
     }
     return options_.memory_bytes - degrees;
   }
@@ -334,8 +335,8 @@ class Sharder {
       plan = PlanIntervals(out_degree_.span(), in_degree_.span(), budget, options_.costs);
     }
     report_.plan = std::move(*plan);
-    Log(report_.plan.rule + "; budget = --memory - " + std::to_string((8 * num_vertices_) >> 20) +
-        " MiB of degree arrays");
+    Log(report_.plan.rule + "; budget = --memory - " + FormatMiB(8 * num_vertices_) +
+        " of degree arrays");
     const auto& bounds = report_.plan.bounds;
     interval_edges_.assign(report_.plan.num_intervals(), 0);
     for (uint32_t p = 0; p < report_.plan.num_intervals(); ++p) {
@@ -600,8 +601,8 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
     report.plan.bounds = existing.manifest().bounds;
     if (options.log && smaller_budget) {
       options.log("reusing the shard set in " + dir + ": it was planned for --memory " +
-                  std::to_string(built.memory_bytes >> 20) +
-                  " MiB, and its intervals fit this budget too (resharding for this "
+                  FormatMiB(built.memory_bytes) +
+                  ", and its intervals fit this budget too (resharding for this "
                   "budget, 'needle shard --force', would make fewer, larger ones)");
     } else if (options.log) {
       options.log("reusing the shard set in " + dir + " (it matches the input and options)");

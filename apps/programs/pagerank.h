@@ -12,8 +12,10 @@
 // ranks are floats (an absolute one below a large rank's rounding step could never be met).
 // Messages are floats (4 bytes per edge); ranks are doubles, updated by many small steps.
 // Each vertex remembers the rank it last sent, so small changes are held back, not lost: at
-// the end every rank is within tolerance × rank of what its neighbours were told, and the
-// ranks are within a small multiple of the tolerance of the fixed point.
+// the end every rank is within tolerance × rank of what its neighbours were told. What each
+// vertex holds back adds up along paths (damped by 0.85 a hop), so the ranks end within about
+// 10 × the tolerance, relative, of the fixed point: measured 8.7 to 10.5 × at tolerances 1e-3
+// to 1e-6 on three real graphs (bench/pagerank_accuracy; bench/RESULTS.md).
 #pragma once
 
 #include <cmath>
