@@ -92,6 +92,5 @@ int Run(const Options& o) {
 
 int main(int argc, char** argv) {
   return needle::bench::BenchMain<needle::bench::Options>("pagerank_accuracy", argc, argv,
-                                                          needle::bench::Parse,
-                                                          needle::bench::Run);
+                                                          needle::bench::Parse, needle::bench::Run);
 }

@@ -95,7 +95,7 @@ class Engine {
         }
       }
       for (auto& sc : scatter_) buffers.push_back(&sc.bytes);
-      io_->RegisterBuffers(buffers);
+      buffers_registered_ = io_->RegisterBuffers(buffers);
     }
   }
   Engine(ShardSet&&, Program, EngineOptions) = delete;
@@ -121,6 +121,9 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   const MemoryPlan& memory_plan() const { return plan_; }
+  // Whether the I/O buffers are registered with the ring (direct runs on io_uring, when
+  // RLIMIT_MEMLOCK allows).
+  bool buffers_registered() const { return buffers_registered_; }
   const IoBackend& backend() const { return *io_; }
 
   RunSummary Run();
@@ -168,6 +171,7 @@ class Engine {
   std::unique_ptr<IntervalIo> shard_io_;
   MemoryPlan plan_;
   int threads_ = 1;
+  bool buffers_registered_ = false;
 
   IntervalData data_[2];
   ScatterBuffer scatter_[2];
@@ -452,7 +456,7 @@ void Engine<Program>::Scatter(uint32_t p, ScatterBuffer& out, IntervalData* data
     auto* window = reinterpret_cast<EdgeValue*>(out.bytes.data() + out.offsets[q]);
     bool hit = false;
     uint64_t at = 0;
-    auto fill = [&](uint32_t source, uint32_t count) {
+    auto fill = [&](uint32_t source, uint64_t count) {
       const EdgeValue& m = message_[source - begin];
       std::fill_n(window + at, count, m);
       at += count;

@@ -21,8 +21,8 @@ struct EngineOptions {
   // Stop after this many iterations even if not converged (RunSummary::converged says which);
   // by default a run goes on until no edge carries a message.
   uint32_t max_iterations = kNoIterationLimit;
-  int threads = 0;                            // 0: OpenMP default
-  IoOptions io;                               // backend and O_DIRECT for the shard files
+  int threads = 0;  // 0: OpenMP default
+  IoOptions io;     // backend and O_DIRECT for the shard files
   // false: vertex values always go through the run's vertex file, even when they would fit.
   bool values_in_memory = true;
   // Called after every iteration and once at the end; either may be empty.

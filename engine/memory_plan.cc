@@ -11,9 +11,9 @@
 namespace needle {
 std::string MemoryPlan::Describe() const {
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + " (interval buffers " +
-         FormatMiB(interval_buffers) + ", scatter buffers " + FormatMiB(scatter_buffers) + ", vertex arrays " +
-         FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " + FormatMiB(kEngineOverhead) +
-         ", vertex values " +
+         FormatMiB(interval_buffers) + ", scatter buffers " + FormatMiB(scatter_buffers) +
+         ", vertex arrays " + FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) +
+         ", overhead " + FormatMiB(kEngineOverhead) + ", vertex values " +
          (resident ? "in memory " + FormatMiB(resident_values) : std::string("on disk")) + ")";
 }
 

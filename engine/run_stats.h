@@ -30,8 +30,8 @@ struct RunSummary {
   std::string io_backend;  // "io_uring" or "pread"
   bool direct = false;     // O_DIRECT in use for the shard files
   uint32_t iterations = 0;
-  bool converged = false;            // false: stopped by the iteration limit first
-  uint32_t iteration_limit = 0;      // EngineOptions::max_iterations (kNoIterationLimit: none)
+  bool converged = false;        // false: stopped by the iteration limit first
+  uint32_t iteration_limit = 0;  // EngineOptions::max_iterations (kNoIterationLimit: none)
   double seconds = 0;
   double io_wait_seconds = 0;
   double compute_seconds = 0;

@@ -16,18 +16,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kPrefix = ".run-";
+constexpr const char* kPrefix = ".needle-run-";
 
 }  // namespace
 
 WorkDir::WorkDir(const std::string& shard_dir) {
   RemoveStale(shard_dir);
-  LockedTemp temp = CreateLockedTemp(
-      shard_dir + "/" + std::string(kPrefix) + std::to_string(getpid()) + "-XXXXXX",
-      /*directory=*/true, shard_dir + "/" + std::string(kPrefix) + "*");
+  LockedTemp temp;
+  cleanup_ = CleanupGuard::Creating(CleanupGuard::Kind::kDirectory, [&] {
+    temp = CreateLockedTemp(shard_dir + "/" + kPrefix + "XXXXXX", /*directory=*/true,
+                            shard_dir + "/" + kPrefix + "*");
+    return temp.path;
+  });
   path_ = std::move(temp.path);
   lock_.emplace(std::move(temp.lock));
-  cleanup_ = CleanupGuard(path_, CleanupGuard::Kind::kDirectory);
 }
 
 WorkDir::~WorkDir() {
@@ -36,13 +38,7 @@ WorkDir::~WorkDir() {
 }
 
 int WorkDir::RemoveStale(const std::string& shard_dir) {
-  int removed = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(shard_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(kPrefix, 0) == 0 && RemoveIfUnlocked(entry.path().string())) ++removed;
-  }
-  return removed;
+  return RemoveUnlockedTemps(shard_dir, kPrefix);
 }
 
 }  // namespace needle

@@ -1,11 +1,11 @@
 // WorkDir: a run's scratch directory inside the shard set (its working edge values and, when
 // they do not stay in memory, its vertex values), on the same disk as the shards.
 //
-// Named DIR/.run-<pid>-XXXXXX, locked by its run while it lives (loaders/file_lock.h) and
+// Named DIR/.needle-run-XXXXXX, locked by its run while it lives (loaders/file_lock.h) and
 // registered for removal on SIGINT/SIGTERM (loaders/cleanup.h), and removed with its contents
 // when the run ends. A run killed outright leaves one behind; the next run removes the ones
-// that no process holds (the pid in the name is for people: it says nothing across
-// containers sharing the directory). The shard set's own files are never touched.
+// that no process holds (never judging by process ids, which say nothing across containers
+// sharing the directory). The shard set's own files are never touched.
 #pragma once
 
 #include <optional>
@@ -26,7 +26,7 @@ class WorkDir {
 
   const std::string& path() const { return path_; }
 
-  // Removes DIR/.run-* that no process holds. Returns how many were removed.
+  // Removes DIR/.needle-run-XXXXXX that no process holds. Returns how many were removed.
   static int RemoveStale(const std::string& shard_dir);
 
  private:

@@ -165,8 +165,7 @@ class GzipSource final : public ByteSource {
 class XzSource final : public ByteSource {
  public:
   explicit XzSource(FileReader file) : file_(std::move(file)), input_(kInputBufferBytes) {
-    if (lzma_ret rc = lzma_stream_decoder(&stream_, UINT64_MAX, LZMA_CONCATENATED);
-        rc != LZMA_OK) {
+    if (lzma_ret rc = lzma_stream_decoder(&stream_, UINT64_MAX, LZMA_CONCATENATED); rc != LZMA_OK) {
       throw Error(file_.path(), "cannot start the xz decoder: " + LzmaErrorText(rc));
     }
   }

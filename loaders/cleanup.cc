@@ -36,6 +36,16 @@ CleanupGuard::CleanupGuard(std::string path, Kind kind) {
   r.entries.emplace(id_, Entry{std::move(path), kind});
 }
 
+CleanupGuard CleanupGuard::Creating(Kind kind, const std::function<std::string()>& create) {
+  Registry& r = TheRegistry();
+  std::lock_guard lock(r.mutex);
+  CleanupGuard guard;
+  std::string path = create();
+  guard.id_ = r.next++;
+  r.entries.emplace(guard.id_, Entry{std::move(path), kind});
+  return guard;
+}
+
 CleanupGuard::CleanupGuard(CleanupGuard&& other) noexcept : id_(std::exchange(other.id_, 0)) {}
 
 CleanupGuard& CleanupGuard::operator=(CleanupGuard&& other) noexcept {
@@ -50,6 +60,14 @@ void CleanupGuard::Release() {
   if (id_ == 0) return;
   Registry& r = TheRegistry();
   std::lock_guard lock(r.mutex);
+  r.entries.erase(id_);
+  id_ = 0;
+}
+
+void CleanupGuard::Finishing(const std::function<void()>& commit) {
+  Registry& r = TheRegistry();
+  std::lock_guard lock(r.mutex);
+  commit();
   r.entries.erase(id_);
   id_ = 0;
 }

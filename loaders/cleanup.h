@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace needle {
@@ -25,6 +26,10 @@ class CleanupGuard {
   };
   CleanupGuard() = default;
   CleanupGuard(std::string path, Kind kind);
+  // Runs `create`, which makes a temporary and returns its path, and registers the path, with
+  // no removal on interruption in between (RemoveRegistered waits for both): a signal that
+  // comes while it is created still removes it.
+  static CleanupGuard Creating(Kind kind, const std::function<std::string()>& create);
   ~CleanupGuard() { Release(); }
   CleanupGuard(CleanupGuard&& other) noexcept;
   CleanupGuard& operator=(CleanupGuard&& other) noexcept;
@@ -32,6 +37,9 @@ class CleanupGuard {
   CleanupGuard& operator=(const CleanupGuard&) = delete;
   // Unregisters it (done with it: committed, or removed by its owner).
   void Release();
+  // Runs `commit` (which puts the temporary in place, e.g. by renaming it) and unregisters it,
+  // with no removal on interruption in between: a signal that comes meanwhile waits for both.
+  void Finishing(const std::function<void()>& commit);
 
  private:
   uint64_t id_ = 0;

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "loaders/error.h"
-#include "loaders/parallel.h"
 #include "loaders/output_file.h"
+#include "loaders/parallel.h"
 
 namespace needle {
 namespace {
@@ -267,15 +267,13 @@ CsrFile CsrFile::Open(const std::string& path) {
     const uint64_t count_value = edges ? h.num_edges : h.num_vertices;
     uint64_t bytes = 0;
     if (!Mul(count, element_bytes, &bytes) || bytes > size) {
-      throw bad_field(count_field, std::string(count_name) + " " +
-                                       std::to_string(count_value) + ": the " + name +
-                                       " section of " + std::to_string(count) +
-                                       " entries would be larger than the " +
-                                       std::to_string(size) + "-byte file");
+      throw bad_field(count_field, std::string(count_name) + " " + std::to_string(count_value) +
+                                       ": the " + name + " section of " + std::to_string(count) +
+                                       " entries would be larger than the " + std::to_string(size) +
+                                       "-byte file");
     }
     uint64_t end = 0;
-    if (pos % kCsrAlignment != 0 || pos < prev_end || !Add(pos, bytes, &end) ||
-        end > h.table_pos) {
+    if (pos % kCsrAlignment != 0 || pos < prev_end || !Add(pos, bytes, &end) || end > h.table_pos) {
       throw bad_field(pos_field, std::string("the ") + name + " section at byte " +
                                      std::to_string(pos) + " (" + std::to_string(bytes) +
                                      " bytes) is not 4096-aligned between byte " +
@@ -325,8 +323,8 @@ void CsrFile::VerifyChunk(const Section& s, uint64_t chunk, const char* data, ui
   }
 }
 
-void CsrFile::ReadSection(const Section& s, uint64_t offset, void* dst, uint64_t size,
-                          void* tail, uint64_t tail_size) const {
+void CsrFile::ReadSection(const Section& s, uint64_t offset, void* dst, uint64_t size, void* tail,
+                          uint64_t tail_size) const {
   if (size + tail_size == 0) return;
   if (size > 0) ReadFully(fd_.get(), path_, dst, size, s.pos + offset);
   const uint64_t c = header_.chunk_bytes;
@@ -399,9 +397,9 @@ void CsrFile::CheckOffsets(uint64_t first, std::span<const EdgeIndex> values) co
   const uint64_t count = values.size();
   auto byte = [&](uint64_t i) { return offsets_.pos + (first + i) * sizeof(EdgeIndex); };
   if (first == 0 && v[0] != 0) {
-    throw Error::AtByte(path_, byte(0),
-                        "offsets do not span the edges: offsets[0] is " + std::to_string(v[0]) +
-                            ", not 0");
+    throw Error::AtByte(
+        path_, byte(0),
+        "offsets do not span the edges: offsets[0] is " + std::to_string(v[0]) + ", not 0");
   }
   if (first + count == n + 1 && v[count - 1] != m) {
     throw Error::AtByte(path_, byte(count - 1),
@@ -420,9 +418,9 @@ void CsrFile::CheckOffsets(uint64_t first, std::span<const EdgeIndex> values) co
     }
     const uint64_t i = FirstDecrease(v, count);  // values below m < 2^63: there is one
     throw Error::AtByte(path_, byte(i),
-                        "offsets decrease: offsets[" + std::to_string(first + i) + "] = " +
-                            std::to_string(v[i]) + " > offsets[" + std::to_string(first + i + 1) +
-                            "] = " + std::to_string(v[i + 1]));
+                        "offsets decrease: offsets[" + std::to_string(first + i) +
+                            "] = " + std::to_string(v[i]) + " > offsets[" +
+                            std::to_string(first + i + 1) + "] = " + std::to_string(v[i + 1]));
   }
 }
 

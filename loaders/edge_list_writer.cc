@@ -26,8 +26,8 @@
 
 #include "loaders/error.h"
 #include "loaders/huge_array.h"
-#include "loaders/parallel.h"
 #include "loaders/output_file.h"
+#include "loaders/parallel.h"
 #include "loaders/unique_fd.h"
 
 namespace needle {
@@ -129,9 +129,8 @@ void WriteText(OutputFile& out, const std::string& comment, int threads, uint64_
       offset += lengths[t];
     }
     if (out.replaces()) {
-      ParallelFor(parts, threads, [&](uint64_t t) {
-        out.WriteAt(text[t].data(), lengths[t], positions[t]);
-      });
+      ParallelFor(parts, threads,
+                  [&](uint64_t t) { out.WriteAt(text[t].data(), lengths[t], positions[t]); });
     } else {  // a device or a pipe: in order
       for (uint64_t t = 0; t < parts; ++t) out.Write(text[t].data(), lengths[t]);
     }

@@ -13,8 +13,7 @@
 
 namespace needle {
 
-std::optional<FileLock> FileLock::Take(UniqueFd fd, const std::string& path, Mode mode,
-                                       bool wait) {
+std::optional<FileLock> FileLock::Take(UniqueFd fd, const std::string& path, Mode mode, bool wait) {
   const int operation = (mode == Mode::kShared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB);
   while (flock(fd.get(), operation) != 0) {
     if (errno == EINTR) continue;
@@ -31,7 +30,8 @@ std::optional<FileLock> FileLock::Open(const std::string& path, Mode mode, bool 
 }
 
 bool FileLock::StillNames(const std::string& path) const {
-  struct stat held {}, named {};
+  struct stat held {
+  }, named{};
   if (!fd_.valid() || fstat(fd_.get(), &held) != 0 || stat(path.c_str(), &named) != 0) {
     return false;
   }
@@ -75,6 +75,27 @@ bool RemoveIfUnlocked(const std::string& path) {
   std::error_code ignored;
   std::filesystem::remove_all(path, ignored);  // while holding the lock: no one claims it meanwhile
   return !ignored;
+}
+
+bool IsTempName(std::string_view name, std::string_view prefix) {
+  if (name.size() != prefix.size() + 6 || name.substr(0, prefix.size()) != prefix) return false;
+  for (char c : name.substr(prefix.size())) {
+    const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!alnum) return false;
+  }
+  return true;
+}
+
+int RemoveUnlockedTemps(const std::string& dir, const std::string& prefix) {
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    if (IsTempName(entry.path().filename().string(), prefix) &&
+        RemoveIfUnlocked(entry.path().string())) {
+      ++removed;
+    }
+  }
+  return removed;
 }
 
 }  // namespace needle

@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "loaders/unique_fd.h"
 
@@ -53,8 +54,16 @@ struct LockedTemp {
 LockedTemp CreateLockedTemp(const std::string& pattern, bool directory,
                             const std::string& what_for);
 
+// Whether `name` is PREFIX followed by the six letters or digits that mkstemp and mkdtemp put
+// in place of a pattern's "XXXXXX": the shape of a temporary needle made.
+bool IsTempName(std::string_view name, std::string_view prefix);
+
 // Removes `path` (a file, or a directory with its contents) when no process holds a lock on
 // it: a leftover of a process that died. Returns whether it removed it.
 bool RemoveIfUnlocked(const std::string& path);
+
+// Removes the entries of `dir` named like needle's temporaries with `prefix` (IsTempName) that
+// no process holds; nothing else is touched. Returns how many it removed.
+int RemoveUnlockedTemps(const std::string& dir, const std::string& prefix);
 
 }  // namespace needle

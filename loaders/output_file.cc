@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <utility>
 
 #include "loaders/error.h"
@@ -24,24 +26,16 @@ void SyncDirectoryOf(const std::string& file) {
   if (fd.valid()) fsync(fd.get());
 }
 
-// Removes FINAL.tmp-* that no live writer holds (what killed processes left).
-void RemoveStaleTemporaries(const std::string& final_path) {
-  const fs::path target(final_path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const std::string prefix = target.filename().string() + ".tmp-";
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() == prefix.size() + 6 && name.rfind(prefix, 0) == 0 &&
-        entry.is_regular_file(ec)) {
-      RemoveIfUnlocked(entry.path().string());
-    }
-  }
-}
+constexpr const char* kTempInfix = ".needle-tmp-";
 
 // The descriptor an output name stands for: "-" and /dev/stdout are 1, /dev/stderr 2,
 // /dev/fd/N and /proc/self/fd/N are N; -1 for any other name. These are written through the
 // open descriptor (at its offset), never by opening the file behind it anew.
+std::optional<std::set<int>>& Inherited() {
+  static std::optional<std::set<int>> inherited;
+  return inherited;
+}
+
 int DescriptorNamed(const std::string& path) {
   if (path == "-" || path == "/dev/stdout") return STDOUT_FILENO;
   if (path == "/dev/stderr") return STDERR_FILENO;
@@ -50,13 +44,37 @@ int DescriptorNamed(const std::string& path) {
     if (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
         path.find_first_not_of("0123456789", p.size()) == std::string::npos &&
         path.size() - p.size() <= 9) {
-      return std::stoi(path.substr(p.size()));
+      const int fd = std::stoi(path.substr(p.size()));
+      const bool inherited = Inherited() ? Inherited()->count(fd) > 0 : fd <= 2;
+      if (!inherited) {
+        throw Error(
+            path, "names descriptor " + std::to_string(fd) + ", which needle was not started with");
+      }
+      return fd;
     }
   }
   return -1;
 }
 
+// The process's umask, read without changing it (umask(2) would, for every thread at once).
+mode_t CurrentUmask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Umask:", 0) == 0)
+      return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  return 022;
+}
+
 }  // namespace
+
+void RecordInheritedDescriptors() {
+  std::set<int> fds;  // asked of each descriptor, so that the asking opens none
+  for (int fd = 0; fd < 4096; ++fd) {
+    if (fcntl(fd, F_GETFD) >= 0) fds.insert(fd);
+  }
+  Inherited() = std::move(fds);
+}
 
 std::string FollowSymlinks(const std::string& path) {
   fs::path at(path);
@@ -88,17 +106,19 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBuff
       return;
     }
   }
-  RemoveStaleTemporaries(final_);
-  LockedTemp temp = CreateLockedTemp(final_ + ".tmp-XXXXXX", /*directory=*/false, path_);
+  const fs::path target(final_);
+  RemoveUnlockedTemps(target.parent_path().string(), target.filename().string() + kTempInfix);
+  LockedTemp temp;
+  cleanup_ = CleanupGuard::Creating(CleanupGuard::Kind::kFile, [&] {
+    temp = CreateLockedTemp(final_ + kTempInfix + "XXXXXX", /*directory=*/false, path_);
+    return temp.path;
+  });
   temp_ = std::move(temp.path);
   temp_lock_.emplace(std::move(temp.lock));
-  cleanup_ = CleanupGuard(temp_, CleanupGuard::Kind::kFile);
   fd_ = temp_lock_->fd();
   // mkstemp makes the file private; an output is an ordinary file (mode 0666 less the umask),
   // or keeps the mode of the file it replaces.
-  const mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd_, stat(final_.c_str(), &st) == 0 ? (st.st_mode & 07777) : (0666 & ~mask));
+  fchmod(fd_, stat(final_.c_str(), &st) == 0 ? (st.st_mode & 07777) : (0666 & ~CurrentUmask()));
 }
 
 OutputFile::~OutputFile() {
@@ -146,11 +166,12 @@ void OutputFile::Commit() {
   Flush();
   if (temp_.empty()) return;  // written in place: nothing to rename
   if (fsync(fd_) != 0) ThrowSystemError(path_, "cannot write (fsync)");
-  if (rename(temp_.c_str(), final_.c_str()) != 0) {
-    ThrowSystemError(path_, "cannot rename the output into place");
-  }
+  cleanup_.Finishing([&] {
+    if (rename(temp_.c_str(), final_.c_str()) != 0) {
+      ThrowSystemError(path_, "cannot rename the output into place");
+    }
+  });
   committed_ = true;
-  cleanup_.Release();
   temp_lock_.reset();
   SyncDirectoryOf(final_);
 }

@@ -15,8 +15,9 @@
 //
 // The output is opened in the constructor, so an output that cannot be written (a directory, a
 // missing or read-only directory) fails before any work starts. Temporaries are named
-// FINAL.tmp-XXXXXX, locked while they live (file_lock.h) and registered for removal on
-// SIGINT/SIGTERM (cleanup.h); the constructor removes unlocked ones that a killed process left.
+// FINAL.needle-tmp-XXXXXX, locked while they live (file_lock.h) and registered for removal on
+// SIGINT/SIGTERM (cleanup.h); the constructor removes unlocked ones that a killed process left
+// (only names of that exact shape: six letters or digits after the prefix).
 // Each OutputFile has its own write buffer. Throws Error.
 #pragma once
 
@@ -60,18 +61,23 @@ class OutputFile {
   void Commit();
 
  private:
-  std::string path_;     // as given
-  std::string final_;    // the file the output ends up as (symlinks followed)
-  std::string temp_;     // the temporary, when replacing a regular file
+  std::string path_;                   // as given
+  std::string final_;                  // the file the output ends up as (symlinks followed)
+  std::string temp_;                   // the temporary, when replacing a regular file
   std::optional<FileLock> temp_lock_;  // holds the temporary's descriptor
   CleanupGuard cleanup_;
-  UniqueFd own_fd_;      // a device or FIFO opened directly
+  UniqueFd own_fd_;  // a device or FIFO opened directly
   int fd_ = -1;
   std::vector<char> buffer_;
   size_t buffered_ = 0;
   uint64_t appended_ = 0;  // bytes written through Write()
   bool committed_ = false;
 };
+
+// Records the descriptors the process started with, so that /dev/fd/N and /proc/self/fd/N name
+// only those — never one the process opened itself. Call first thing in main(); without it
+// only 0, 1 and 2 are taken.
+void RecordInheritedDescriptors();
 
 // Where `path` leads after following symbolic links (up to 40), whether or not the last one
 // exists; relative link targets are taken from the link's directory.

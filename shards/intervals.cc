@@ -61,8 +61,8 @@ bool Plan(uint64_t count, Cost cost, FirstId first_id, Oversize oversize, Interv
   plan.bounds.push_back(static_cast<uint32_t>(first_id(count)));
   const uint64_t floor = std::max<uint64_t>(1, (total + plan.usable_bytes - 1) / plan.usable_bytes);
   plan.rule = "intervals: " + std::to_string(plan.num_intervals()) +
-              ", the fewest whose cost fits the usable memory (at least ceil(" +
-              FormatMiB(total) + " of interval cost / " + FormatMiB(plan.usable_bytes) +
+              ", the fewest whose cost fits the usable memory (at least ceil(" + FormatMiB(total) +
+              " of interval cost / " + FormatMiB(plan.usable_bytes) +
               " usable) = " + std::to_string(floor) + "), cut evenly [cost = 2 x (" + plan.rule +
               "), usable = budget - " + FormatMiB(kReservedBytes) + "]; largest interval " +
               FormatMiB(plan.max_cost);

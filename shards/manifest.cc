@@ -169,7 +169,7 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
   m.bounds.clear();
   uint64_t line_no = 0;
   uint64_t declared_intervals = 0;
-  std::set<std::string> seen;                    // keys that appear once
+  std::set<std::string> seen;                  // keys that appear once
   std::map<std::string, uint64_t> file_lines;  // file name → its line
   size_t pos = 0;
   while (pos < hash_at) {
@@ -224,7 +224,8 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
       m.choices.format = t[1];
     } else if (key == "weights") {
       need(1);
-      if (t[1] != "auto" && t[1] != "yes" && t[1] != "no") throw fail("weights must be auto, yes or no");
+      if (t[1] != "auto" && t[1] != "yes" && t[1] != "no")
+        throw fail("weights must be auto, yes or no");
       m.choices.weights = t[1];
     } else if (key == "symmetrize") {  // absent: false
       need(1);
@@ -252,10 +253,15 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
     } else if (key == "intervals") {
       need(1);
       declared_intervals = num(1);
+      if (declared_intervals > kMaxIntervals) {
+        throw fail(t[1] + " intervals, more than a set may have (" + std::to_string(kMaxIntervals) +
+                   ")");
+      }
     } else if (key == "interval") {
       need(3);
       if (!seen.count("vertices")) throw fail("interval lines must follow the vertex count");
       const uint64_t index = num(1), begin = num(2), end = num(3);
+      if (m.bounds.size() > kMaxIntervals) throw fail("more interval lines than a set may have");
       const uint64_t expected_begin = m.bounds.empty() ? 0 : m.bounds.back();
       if (index != (m.bounds.empty() ? 0 : m.bounds.size() - 1) || begin != expected_begin) {
         throw fail("intervals out of order or not contiguous");
@@ -284,9 +290,9 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
       throw fail("unknown manifest key '" + key + "'");
     }
   }
-  for (const char* key : {"input-size", "input-mtime-ns", "input-ctime-ns", "input-content-hash",
-                          "input-path", "memory", "format", "weights", "vertices", "edges",
-                          "weighted", "intervals"}) {
+  for (const char* key :
+       {"input-size", "input-mtime-ns", "input-ctime-ns", "input-content-hash", "input-path",
+        "memory", "format", "weights", "vertices", "edges", "weighted", "intervals"}) {
     if (!seen.count(key)) throw Error(path, std::string("the manifest has no '") + key + "' line");
   }
   if (m.bounds.size() < 2 || declared_intervals != m.bounds.size() - 1 ||

@@ -26,6 +26,10 @@ namespace needle {
 // A set of another version is rebuilt.
 inline constexpr uint32_t kManifestVersion = 3;
 
+// The most intervals a set may have: its window index holds 16 B per pair of intervals
+// (64 GiB at this many), and the engine a flag per pair.
+inline constexpr uint64_t kMaxIntervals = uint64_t{1} << 16;
+
 // What a shard set was built from: the input's absolute path, size, modification and change
 // times, and a hash of its whole content (FileContentHash: XXH3-64 of every byte of a text
 // input, compressed or not; the header hash of a .csr, which covers every section through

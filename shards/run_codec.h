@@ -73,7 +73,8 @@ struct RunDecodeStatus {
   bool ok() const { return error == nullptr; }
 };
 
-// Decodes the `runs` runs of one window from [in, limit) and calls f(source, count) for each,
+// Decodes the `runs` runs of one window from [in, limit) and calls f(source, count) for each
+// (count a uint64_t: a run may hold 2^32 edges),
 // in order. Before f sees a run it checks that the run's varints end inside [in, limit), that
 // its source lies in [base, end) and above the previous run's, and that the counts so far stay
 // within `edges`; after the last run, that the counts sum to `edges` and that the runs took
@@ -85,7 +86,9 @@ RunDecodeStatus DecodeRuns(const uint8_t* in, const uint8_t* limit, uint64_t run
   const uint8_t* p = in;
   uint64_t source = base;
   uint64_t total = 0;
-  auto fail = [&](const char* what) { return RunDecodeStatus{what, static_cast<uint64_t>(p - in)}; };
+  auto fail = [&](const char* what) {
+    return RunDecodeStatus{what, static_cast<uint64_t>(p - in)};
+  };
   for (uint64_t i = 0; i < runs; ++i) {
     uint32_t delta = 0, count = 0;
     const uint8_t* next = GetVarint32(p, limit, &delta);
@@ -97,7 +100,7 @@ RunDecodeStatus DecodeRuns(const uint8_t* in, const uint8_t* limit, uint64_t run
     total += uint64_t{count} + 1;
     if (total > edges) return fail("the runs hold more edges than the window");
     p = next;
-    f(static_cast<uint32_t>(source), count + 1);
+    f(static_cast<uint32_t>(source), uint64_t{count} + 1);
   }
   if (total != edges) return fail("the runs hold fewer edges than the window");
   if (p != limit) return fail("the window's runs do not fill its bytes");

@@ -45,8 +45,8 @@ struct ShardFileHeader {
   uint32_t shard;
   uint64_t num_runs;
   uint64_t num_edges;
-  uint64_t runs_pos;     // byte offset of the runs section
-  uint64_t targets_pos;  // byte offset of the targets section
+  uint64_t runs_pos;      // byte offset of the runs section
+  uint64_t targets_pos;   // byte offset of the targets section
   uint32_t first_vertex;  // the shard's interval, [first_vertex, end_vertex): its targets' range
   uint32_t end_vertex;
   uint64_t reserved;

@@ -4,10 +4,9 @@
 #include <xxhash.h>
 
 #include <cstddef>
-
 #include <cstring>
-#include <filesystem>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 
 #include "loaders/error.h"
@@ -37,8 +36,8 @@ uint64_t Mul(const std::string& path, uint64_t a, uint64_t b) {
 
 // Shard p's header: its own magic, version and index, and sections that lie where the layout
 // puts them and fill a file of the size the manifest lists.
-ShardFileHeader ReadShardHeader(const std::string& path, uint32_t p, uint32_t begin,
-                                uint32_t end, uint64_t adj_size, uint64_t val_size) {
+ShardFileHeader ReadShardHeader(const std::string& path, uint32_t p, uint32_t begin, uint32_t end,
+                                uint64_t adj_size, uint64_t val_size) {
   UniqueFd fd = OpenForReading(path);
   ShardFileHeader h{};
   if (adj_size < sizeof(h)) throw Error::AtByte(path, 0, "too short for a shard header");
@@ -59,9 +58,9 @@ ShardFileHeader ReadShardHeader(const std::string& path, uint32_t p, uint32_t be
   const uint64_t runs_end = Add(path, h.runs_pos, Mul(path, h.num_runs, sizeof(SourceRun)));
   const uint64_t targets_end = Add(path, h.targets_pos, Mul(path, h.num_edges, sizeof(VertexId)));
   if (h.num_runs > h.num_edges || (h.num_edges > 0 && h.num_runs == 0)) {
-    throw Error::AtByte(path, offsetof(ShardFileHeader, num_runs),
-                        std::to_string(h.num_runs) + " runs cannot hold " +
-                            std::to_string(h.num_edges) + " edges");
+    throw Error::AtByte(
+        path, offsetof(ShardFileHeader, num_runs),
+        std::to_string(h.num_runs) + " runs cannot hold " + std::to_string(h.num_edges) + " edges");
   }
   if (h.runs_pos != kShardAlignment || h.targets_pos != ShardAlignUp(runs_end) ||
       ShardAlignUp(targets_end) != adj_size) {
@@ -127,14 +126,20 @@ ShardSet ShardSet::Open(const std::string& dir, bool verify_digests) {
   // written depends on it.
   const std::string windows = dir + "/" + kWindowsName;
   UniqueFd fd = OpenForReading(windows);
-  const uint64_t window_bytes = m.File(kWindowsName)->size;
-  std::vector<std::byte> raw(window_bytes);
-  ReadFully(fd.get(), windows, raw.data(), raw.size(), 0);
-  if (XXH3_64bits(raw.data(), raw.size()) != m.File(kWindowsName)->digest) {
+  set.windows_.resize(static_cast<size_t>(shards) * (shards + 1));
+  const uint64_t entry_bytes = set.windows_.size() * sizeof(WindowEntry);
+  std::vector<std::byte> padding(m.File(kWindowsName)->size - entry_bytes);  // < 4 KiB
+  ReadFully(fd.get(), windows, set.windows_.data(), entry_bytes, 0);
+  ReadFully(fd.get(), windows, padding.data(), padding.size(), entry_bytes);
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  XXH3_64bits_update(state, set.windows_.data(), entry_bytes);
+  XXH3_64bits_update(state, padding.data(), padding.size());
+  const uint64_t digest = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  if (digest != m.File(kWindowsName)->digest) {
     throw Error(windows, "checksum mismatch: the file is corrupt (rebuild the shard set)");
   }
-  set.windows_.resize(static_cast<size_t>(shards) * (shards + 1));
-  std::memcpy(set.windows_.data(), raw.data(), set.windows_.size() * sizeof(WindowEntry));
   for (uint32_t p = 0; p < shards; ++p) {
     // From (0, 0), runs and edges never decrease, a window with edges has runs and no more
     // runs than edges, and the last entry holds the shard's totals.

@@ -10,8 +10,8 @@
 // of a window) the engine checks as it decodes them (run_codec.h). The window index is held in
 // memory; the shard files are read by the engine through the I/O backends.
 //
-// An open ShardSet holds a shared lock on its directory (set_lock.h): a sharder does not
-// replace the set while it is open, and Open() fails while a sharder is writing it.
+// An open ShardSet holds a shared lock on its manifest (set_lock.h): a sharder does not
+// replace the set while it is open, and Open() fails while a sharder is replacing it.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +54,7 @@ class ShardSet {
 
  private:
   std::string dir_;
-  FileLock lock_;  // shared, on dir_
+  FileLock lock_;  // shared, on dir_/manifest
   Manifest manifest_;
   std::vector<ShardFileHeader> headers_;
   std::vector<WindowEntry> windows_;

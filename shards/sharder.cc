@@ -1,13 +1,13 @@
 #include "shards/sharder.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -24,9 +24,9 @@
 #include "shards/edge_sort.h"
 #include "shards/hashing_writer.h"
 #include "shards/run_codec.h"
+#include "shards/set_lock.h"
 #include "shards/shard_layout.h"
 #include "shards/shard_set.h"
-#include "shards/set_lock.h"
 #include "shards/staging_dir.h"
 
 namespace needle {
@@ -116,6 +116,8 @@ class Sharder {
     m.bounds = report_.plan.bounds;
     WriteManifest(m, tmp_);
     staging.Commit();
+    // Opened while the staging directory's lock, now on DIR, keeps other sharders out.
+    if (options_.keep_open) report_.set.emplace(ShardSet::Open(dir_, /*verify_digests=*/false));
     report_.dir = dir_;
     report_.io_backend = std::string(io_->name());
     report_.io_counters = io_->counters();
@@ -166,11 +168,13 @@ class Sharder {
   uint64_t BudgetForIntervals() const {
     const uint64_t degrees = 8 * num_vertices_;
     if (options_.memory_bytes <= degrees + kReservedBytes) {
-      throw std::invalid_argument(
-          "--memory " + FormatMiB(options_.memory_bytes) + " cannot hold the degree arrays of " +
-          std::to_string(num_vertices_) + " vertices (" + FormatMiB(degrees) + ") plus the " +
-          FormatMiB(kReservedBytes) + " reserve (I/O rings, buffers, bookkeeping): give more "
-          "than " + FormatMiB(degrees + kReservedBytes));
+      throw std::invalid_argument("--memory " + FormatMiB(options_.memory_bytes) +
+                                  " cannot hold the degree arrays of " +
+                                  std::to_string(num_vertices_) + " vertices (" +
+                                  FormatMiB(degrees) + ") plus the " + FormatMiB(kReservedBytes) +
+                                  " reserve (I/O rings, buffers, bookkeeping): give more "
+                                  "than " +
+                                  FormatMiB(degrees + kReservedBytes));
     }
     return options_.memory_bytes - degrees;
   }
@@ -335,6 +339,14 @@ class Sharder {
       plan = PlanIntervals(out_degree_.span(), in_degree_.span(), budget, options_.costs);
     }
     report_.plan = std::move(*plan);
+    if (report_.plan.num_intervals() > kMaxIntervals) {
+      throw std::invalid_argument("--memory " + FormatMiB(options_.memory_bytes) +
+                                  " would cut this graph into " +
+                                  std::to_string(report_.plan.num_intervals()) +
+                                  " intervals, more than a shard set may "
+                                  "have (" +
+                                  std::to_string(kMaxIntervals) + "); raise --memory");
+    }
     Log(report_.plan.rule + "; budget = --memory - " + FormatMiB(8 * num_vertices_) +
         " of degree arrays");
     const auto& bounds = report_.plan.bounds;
@@ -599,6 +611,7 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
     report.reused = true;
     report.manifest = existing.manifest();
     report.plan.bounds = existing.manifest().bounds;
+    if (options.keep_open) report.set.emplace(std::move(existing));
     if (options.log && smaller_budget) {
       options.log("reusing the shard set in " + dir + ": it was planned for --memory " +
                   FormatMiB(built.memory_bytes) +
@@ -628,60 +641,51 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
                 "exists and is not a shard set (no needle manifest, no shard files); refusing "
                 "to replace it: choose another --out");
   }
-  RemoveLeftovers(dir);  // what killed sharders left (live ones hold theirs locked)
   // The set is built in place of DIR, whose lock says who uses it (set_lock.h): create it
   // (empty) when it does not exist, and remove it again if this fails before the set is there.
   bool created = false;
+  CleanupGuard on_interrupt;
   if (!fs::exists(dir)) {
-    if (mkdir(dir.c_str(), 0755) == 0) {
-      created = true;
-    } else if (errno != EEXIST) {
-      ThrowSystemError(dir, "cannot create the shard set directory");
-    }
+    on_interrupt = CleanupGuard::Creating(CleanupGuard::Kind::kEmptyDirectory, [&] {
+      if (mkdir(dir.c_str(), 0755) == 0) {
+        created = true;
+      } else if (errno != EEXIST) {
+        ThrowSystemError(dir, "cannot create the shard set directory");
+      }
+      return created ? dir : std::string();
+    });
   }
   struct RemoveIfStillEmpty {
     const std::string& dir;
     bool armed;
-    CleanupGuard on_interrupt;
     ~RemoveIfStillEmpty() {
       if (armed) rmdir(dir.c_str());  // fails, harmlessly, unless it is empty
     }
-  } created_guard{dir, created,
-                  created ? CleanupGuard(dir, CleanupGuard::Kind::kEmptyDirectory)
-                          : CleanupGuard()};
-  for (;;) {
-    // Check for reuse under a shared lock, waiting while another sharder writes the set.
-    std::optional<FileLock> shared = LockSetDir(dir, FileLock::Mode::kShared, /*wait=*/false);
-    if (!shared) {
-      if (options.log) options.log("waiting: another needle process is sharding into " + dir);
-      shared = LockSetDir(dir, FileLock::Mode::kShared, /*wait=*/true);
-    }
-    std::string reason;
-    if (std::optional<ShardReport> reused = Reusable(dir, fingerprint, options, &reason)) {
-      created_guard.armed = false;
-      return std::move(*reused);
-    }
-    shared.reset();
-    // Rebuild under an exclusive lock: none while runs read the set; another sharder may have
-    // taken it meanwhile, and then its set may do.
-    std::optional<FileLock> exclusive =
-        LockSetDir(dir, FileLock::Mode::kExclusive, /*wait=*/false);
-    if (!exclusive) {
-      if (LockSetDir(dir, FileLock::Mode::kShared, /*wait=*/false)) {
-        throw Error(dir, "is in use by another needle process (a run reading it), so it cannot "
-                         "be rebuilt now (" + reason + "): wait for that run to finish, or "
-                         "shard into another --out");
-      }
-      continue;
-    }
-    std::error_code ec;
-    const bool fresh = created && fs::is_empty(dir, ec);
-    if (!fresh && options.log) options.log("rebuilding " + dir + ": " + reason);
-    ShardReport report = Sharder(input, options, dir).Run(std::move(fingerprint));
-    report.rebuild_reason = fresh ? "" : reason;
+  } created_guard{dir, created};
+  // Sharders of DIR take turns; the set is checked and, if need be, rebuilt under that lock.
+  const FileLock sharding = LockSetForSharding(dir, options.log);
+  RemoveLeftovers(dir);  // what killed sharders left (live ones hold theirs locked)
+  std::string reason;
+  if (std::optional<ShardReport> reused = Reusable(dir, fingerprint, options, &reason)) {
     created_guard.armed = false;
-    return report;
+    return std::move(*reused);
   }
+  const std::optional<FileLock> replacing = LockSetForReplacing(dir);
+  if (!replacing) {
+    throw Error(dir,
+                "is in use by another needle process (a run reading it), so it cannot be "
+                "rebuilt now (" +
+                    reason +
+                    "): wait for that run to finish, or shard into "
+                    "another --out");
+  }
+  std::error_code ec;
+  const bool fresh = created && fs::is_empty(dir, ec);
+  if (!fresh && options.log) options.log("rebuilding " + dir + ": " + reason);
+  ShardReport report = Sharder(input, options, dir).Run(std::move(fingerprint));
+  report.rebuild_reason = fresh ? "" : reason;
+  created_guard.armed = false;
+  return report;
 }
 
 }  // namespace needle

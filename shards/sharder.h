@@ -8,10 +8,12 @@
 // file, sorts them by (source, target, weight) in parallel, and writes the shard's adjacency
 // and value files, its part of the window index and its exact degrees. Only then the manifest.
 //
-// Everything is written into a temporary sibling directory (DIR.tmp-XXXXXX), every file is
-// fsynced, the manifest is written last, and the directory is renamed into place (an older
+// Everything is written into a temporary sibling directory (DIR.needle-tmp-XXXXXX), every file
+// is fsynced, the manifest is written last, and the directory is renamed into place (an older
 // set at DIR is moved aside and removed). A killed sharder leaves at most a temporary
-// directory, which no reader trusts and the next run removes; any error removes it at once.
+// directory, which no reader trusts and the next run removes; an error or SIGINT/SIGTERM
+// removes it at once. Sharders of one set take turns, and a set that runs are reading is not
+// replaced (set_lock.h).
 //
 // With `symmetrize`, every input edge u->v is sharded as u->v and v->u (a self-loop u->u
 // once), both with its weight: the degrees, intervals, shards, windows, degrees.bin and the
@@ -21,12 +23,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "loaders/text_reader.h"
 #include "shards/intervals.h"
 #include "shards/io_backend.h"
 #include "shards/manifest.h"
+#include "shards/shard_set.h"
 
 namespace needle {
 
@@ -39,6 +43,10 @@ struct ShardOptions {
   bool symmetrize = false;  // shard every edge u->v also as v->u (a self-loop once)
   IntervalCosts costs;      // per-edge and per-vertex bytes the intervals are planned with
   bool force = false;       // rebuild even when a matching set exists
+  // Return the set open in ShardReport::set, locked for reading from the moment it was decided
+  // on (no other sharder can replace it before the caller runs on it); the lock lasts as long
+  // as that ShardSet.
+  bool keep_open = false;
   // Also reuse a set that matches but was planned for a smaller --memory: its intervals fit
   // this budget as well (more, smaller ones than a fresh plan would make). `needle run` does;
   // `needle shard`, asked to plan for a budget, does not.
@@ -55,6 +63,10 @@ struct ShardOptions {
 
 struct ShardReport {
   std::string dir;
+  // With ShardOptions::keep_open, the set, open: its readers' lock is held from the moment the
+  // sharder decided on it, so that no other sharder replaces it before the caller runs on it
+  // (shards/set_lock.h).
+  std::optional<ShardSet> set;
   bool reused = false;
   std::string rebuild_reason;  // why an existing set was not reused (empty if none existed)
   Manifest manifest;

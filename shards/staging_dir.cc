@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <vector>
 
@@ -23,10 +24,13 @@ void SyncDirectory(const std::string& dir) {
 }  // namespace
 
 StagingDir::StagingDir(const std::string& final_dir) : final_(final_dir) {
-  LockedTemp temp = CreateLockedTemp(final_dir + ".tmp-XXXXXX", /*directory=*/true, final_dir);
+  LockedTemp temp;
+  cleanup_ = CleanupGuard::Creating(CleanupGuard::Kind::kDirectory, [&] {
+    temp = CreateLockedTemp(final_dir + kStagingInfix + "XXXXXX", /*directory=*/true, final_dir);
+    return temp.path;
+  });
   path_ = std::move(temp.path);
   lock_.emplace(std::move(temp.lock));
-  cleanup_ = CleanupGuard(path_, CleanupGuard::Kind::kDirectory);
   chmod(path_.c_str(), 0755);  // mkdtemp makes it private
 }
 
@@ -42,18 +46,30 @@ void StagingDir::Commit() {
   std::string old;
   if (fs::exists(final_)) {
     // An empty directory of a fresh name, which the rename replaces.
-    std::string pattern = final_ + ".old-XXXXXX";
+    std::string pattern = final_ + kOldInfix + "XXXXXX";
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     if (mkdtemp(name.data()) == nullptr) ThrowSystemError(final_, "cannot make room next to");
     old = name.data();
-    if (rename(final_.c_str(), old.c_str()) != 0)
-      ThrowSystemError(final_, "cannot move the old shard set aside");
   }
-  if (rename(path_.c_str(), final_.c_str()) != 0)
-    ThrowSystemError(final_, "cannot rename the shard set into place");
+  // The two renames as one step for an interruption: it never finds DIR moved aside and the new
+  // set not yet in its place (it would remove the new set and leave no DIR). A failed second
+  // rename puts the old set back.
+  cleanup_.Finishing([&] {
+    if (!old.empty() && rename(final_.c_str(), old.c_str()) != 0) {
+      const int e = errno;
+      rmdir(old.c_str());
+      errno = e;
+      ThrowSystemError(final_, "cannot move the old shard set aside");
+    }
+    if (rename(path_.c_str(), final_.c_str()) != 0) {
+      const int e = errno;
+      if (!old.empty()) rename(old.c_str(), final_.c_str());
+      errno = e;
+      ThrowSystemError(final_, "cannot rename the shard set into place");
+    }
+  });
   committed_ = true;
-  cleanup_.Release();
   SyncDirectory(fs::path(final_).parent_path().string());
   if (!old.empty()) {
     std::error_code ignored;
@@ -63,16 +79,10 @@ void StagingDir::Commit() {
 
 void RemoveLeftovers(const std::string& dir) {
   const fs::path target(dir);
-  fs::path parent = target.parent_path();
-  if (parent.empty()) parent = ".";
+  const std::string parent = target.parent_path().string();
   const std::string stem = target.filename().string();
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(parent, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(stem + ".tmp-", 0) == 0 || name.rfind(stem + ".old-", 0) == 0) {
-      RemoveIfUnlocked(entry.path().string());
-    }
-  }
+  RemoveUnlockedTemps(parent, stem + kStagingInfix);
+  RemoveUnlockedTemps(parent, stem + kOldInfix);
 }
 
 }  // namespace needle

@@ -1,12 +1,12 @@
 // StagingDir: where a shard set is written before it exists. A temporary sibling directory
-// (DIR.tmp-XXXXXX), locked by its writer while it lives and registered for removal on
+// (DIR.needle-tmp-XXXXXX), locked by its writer while it lives and registered for removal on
 // SIGINT/SIGTERM (loaders/file_lock.h, loaders/cleanup.h), that is removed with its contents
 // unless Commit() renamed it into place. Commit() fsyncs the directory, moves an existing DIR
-// aside (DIR.old-XXXXXX), renames the staging directory to DIR, fsyncs the parent and removes the
-// old set. The caller holds DIR's exclusive lock (set_lock.h) throughout.
+// aside (DIR.needle-old-XXXXXX), renames the staging directory to DIR, fsyncs the parent and
+// removes the old set. The caller holds DIR's exclusive lock (set_lock.h) throughout.
 //
-// RemoveLeftovers(DIR) removes what killed sharders left next to DIR (DIR.tmp-*, DIR.old-*)
-// and no live process holds: nothing trusts them.
+// RemoveLeftovers(DIR) removes what killed sharders left next to DIR (DIR.needle-tmp-XXXXXX,
+// DIR.needle-old-XXXXXX, of exactly that shape) and no live process holds: nothing trusts them.
 #pragma once
 
 #include <optional>
@@ -16,6 +16,9 @@
 #include "loaders/file_lock.h"
 
 namespace needle {
+
+inline constexpr const char* kStagingInfix = ".needle-tmp-";
+inline constexpr const char* kOldInfix = ".needle-old-";
 
 class StagingDir {
  public:

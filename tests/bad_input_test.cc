@@ -219,8 +219,8 @@ class BadTextTest : public testing::WithTempDir<::testing::TestWithParam<BadText
     for (size_t i = 0; i < what.size(); ++i) {
       const auto c = static_cast<unsigned char>(what[i]);
       if (c < 0x20 || c == 0x7f) {
-        return ::testing::AssertionFailure() << "control byte " << static_cast<int>(c)
-                                             << " at " << i << " of what(): " << what;
+        return ::testing::AssertionFailure()
+               << "control byte " << static_cast<int>(c) << " at " << i << " of what(): " << what;
       }
     }
     return ::testing::AssertionSuccess();
@@ -925,7 +925,7 @@ TEST(CraftedSmallCsr, BlockReaderStaysInsideTheOffsets) {
   Reseal(path, true);
   EXPECT_TRUE(ThrowsError([&] { ReadAllThroughReader(path, false); }, path,
                           AtByte(h.offsets_pos + sizeof(EdgeIndex)), "beyond the edge count"));
-  PatchField<EdgeIndex>(path, h.offsets_pos + sizeof(EdgeIndex), 2);  // offsets fine again
+  PatchField<EdgeIndex>(path, h.offsets_pos + sizeof(EdgeIndex), 2);    // offsets fine again
   PatchField<VertexId>(path, h.targets_pos + 2 * sizeof(VertexId), 7);  // a target beyond 2
   Reseal(path, true);
   EXPECT_TRUE(ThrowsError([&] { ReadAllThroughReader(path, false); }, path,

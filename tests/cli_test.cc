@@ -296,8 +296,8 @@ TEST_F(CliTest, FailedConvertLeavesNothingBehind) {
 // written fails before the input is read.
 TEST_F(CliTest, ConvertOutputsAreWrittenNotReplaced) {
   const std::string input = Copy("tiny.txt");
-  ASSERT_EQ(Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("expected.el"))).status,
-            0);
+  ASSERT_EQ(
+      Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("expected.el"))).status, 0);
   const std::string expected = testing::ReadFile(File("expected.el"));
 
   Result r = Needle("convert " + ShellQuote(input) + " -o -");
@@ -314,8 +314,9 @@ TEST_F(CliTest, ConvertOutputsAreWrittenNotReplaced) {
   EXPECT_EQ(testing::ReadFile(File("real/target.el")), expected);
 
   ASSERT_EQ(mkfifo(File("pipe").c_str(), 0600), 0);
-  r = Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("pipe")) + " & cat " +
-             ShellQuote(File("pipe")) + " > " + ShellQuote(File("from_pipe.el")) + "; wait");
+  r = Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("pipe")) +
+             " & timeout 60 cat " + ShellQuote(File("pipe")) + " > " +
+             ShellQuote(File("from_pipe.el")) + "; wait");
   EXPECT_EQ(testing::ReadFile(File("from_pipe.el")), expected);
   EXPECT_EQ(std::filesystem::status(File("pipe")).type(), std::filesystem::file_type::fifo);
 
@@ -333,8 +334,9 @@ TEST_F(CliTest, ConvertOutputsAreWrittenNotReplaced) {
   ASSERT_EQ(Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("file.csr"))).status,
             0);
   ASSERT_EQ(mkfifo(File("pipe.csr").c_str(), 0600), 0);
-  r = Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("pipe.csr")) + " & cat " +
-             ShellQuote(File("pipe.csr")) + " > " + ShellQuote(File("from_pipe.csr")) + "; wait");
+  r = Needle("convert " + ShellQuote(input) + " -o " + ShellQuote(File("pipe.csr")) +
+             " & timeout 60 cat " + ShellQuote(File("pipe.csr")) + " > " +
+             ShellQuote(File("from_pipe.csr")) + "; wait");
   EXPECT_EQ(testing::ReadFile(File("from_pipe.csr")), testing::ReadFile(File("file.csr")));
 
   // A directory, or a directory that is not there, fails before the input is read: the input

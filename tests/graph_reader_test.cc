@@ -10,9 +10,9 @@
 
 #include <atomic>
 #include <cctype>
-#include <cstring>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <mutex>
@@ -678,9 +678,9 @@ TEST(ContentHash, DecidedLikeGraphReaderOpen) {
   EXPECT_EQ(FileContentHash(renamed, GraphFormat::kCsr), ExpectedContentHash(g.path, true));
   const std::string text = testing::TestDataPath("tiny.wel");
   EXPECT_EQ(FileContentHash(text, GraphFormat::kAuto), ExpectedContentHash(text, false));
-  EXPECT_TRUE(testing::ThrowsError(
-      [&] { FileContentHash(dir.File("missing.el"), GraphFormat::kAuto); }, dir.File("missing.el"),
-      "", "No such file"));
+  EXPECT_TRUE(
+      testing::ThrowsError([&] { FileContentHash(dir.File("missing.el"), GraphFormat::kAuto); },
+                           dir.File("missing.el"), "", "No such file"));
 }
 
 // ByteSource hashes the raw bytes it reads: the compressed ones for gzip and xz.
@@ -707,7 +707,8 @@ TEST(ContentHash, ByteSourceHashesTheRawFileBytes) {
 TEST(ContentHash, SameSizeEditChangesIt) {
   testing::TempDir dir;
   std::string text;
-  for (int i = 0; i < 60000; ++i) text += std::to_string(i % 1000) + " " + std::to_string(i % 777) + "\n";
+  for (int i = 0; i < 60000; ++i)
+    text += std::to_string(i % 1000) + " " + std::to_string(i % 777) + "\n";
   ASSERT_GT(text.size(), 4u * 65536);
   const std::string path = dir.File("graph.el");
   for (size_t at : {size_t{10}, size_t{70000}, text.size() / 2, text.size() - 3}) {

@@ -91,14 +91,19 @@ TEST_F(OutputFileTest, SymlinkStaysALinkAndItsTargetIsWritten) {
 
 TEST_F(OutputFileTest, FifoIsWrittenInPlaceNotReplaced) {
   ASSERT_EQ(mkfifo(File("pipe").c_str(), 0600), 0);
-  auto reader = std::async(std::launch::async, [&] { return ReadFile(File("pipe")); });
+  // The reading end first, without blocking, so that nothing here can hang.
+  const int reader = ::open(File("pipe").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
   {
     OutputFile out(File("pipe"));
     EXPECT_FALSE(out.replaces());
     out.Write("through the pipe\n");
     out.Commit();
   }
-  EXPECT_EQ(reader.get(), "through the pipe\n");
+  char got[64] = {};
+  EXPECT_EQ(::read(reader, got, sizeof(got)), 17);
+  ::close(reader);
+  EXPECT_EQ(std::string(got), "through the pipe\n");
   struct stat st {};
   ASSERT_EQ(lstat(File("pipe").c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
@@ -122,9 +127,15 @@ TEST_F(OutputFileTest, DeviceIsWrittenInPlace) {
 
 TEST_F(OutputFileTest, DescriptorNamesWriteTheOpenDescriptor) {
   // /dev/fd/N of a descriptor open on a regular file writes through that descriptor, at its
-  // offset, instead of replacing the file behind it.
+  // offset, instead of replacing the file behind it — if the process started with it.
   const int fd = ::open(File("captured.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ASSERT_GE(fd, 0);
+  RecordInheritedDescriptors();  // as main() does first thing: fd counts as inherited
+  const int later = ::open(File("later.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(later, 0);
+  EXPECT_TRUE(ThrowsError([&] { OutputFile out("/dev/fd/" + std::to_string(later)); },
+                          "/dev/fd/" + std::to_string(later), "", "not started with"));
+  ::close(later);
   ASSERT_EQ(::write(fd, "before\n", 7), 7);
   {
     OutputFile out("/dev/fd/" + std::to_string(fd));
@@ -134,28 +145,30 @@ TEST_F(OutputFileTest, DescriptorNamesWriteTheOpenDescriptor) {
   }
   ::close(fd);
   EXPECT_EQ(ReadFile(File("captured.txt")), "before\nafter\n");
-  EXPECT_TRUE(Others({"captured.txt"}).empty());
+  EXPECT_TRUE(Others({"captured.txt", "later.txt"}).empty());
 }
 
 TEST_F(OutputFileTest, UnwritableOutputsFailAtOnce) {
-  EXPECT_TRUE(ThrowsError([&] { OutputFile out(dir().string()); }, dir().string(), "",
-                          "is a directory"));
+  EXPECT_TRUE(
+      ThrowsError([&] { OutputFile out(dir().string()); }, dir().string(), "", "is a directory"));
   EXPECT_TRUE(ThrowsError([&] { OutputFile out(File("no/such/dir/out.txt")); },
                           File("no/such/dir/out.txt"), "", ""));
   EXPECT_TRUE(ThrowsError([&] { OutputFile out(""); }, "", "", "file name"));
 }
 
 TEST_F(OutputFileTest, OnlyUnlockedLeftoversAreRemoved) {
-  WriteFile(File("out.txt.tmp-dead00"), "left by a killed writer");
-  WriteFile(File("out.txt.tmp-alive0"), "being written");
-  WriteFile(File("out.txt.tmp-notours-x"), "not of the pattern");
+  WriteFile(File("out.txt.needle-tmp-dead00"), "left by a killed writer");
+  WriteFile(File("out.txt.needle-tmp-alive0"), "being written");
+  WriteFile(File("out.txt.needle-tmp-notours"), "not of the shape (7 characters)");
+  WriteFile(File("out.txt.tmp-backup"), "the user's own");
   std::optional<FileLock> alive =
-      FileLock::Open(File("out.txt.tmp-alive0"), FileLock::Mode::kExclusive, false);
+      FileLock::Open(File("out.txt.needle-tmp-alive0"), FileLock::Mode::kExclusive, false);
   ASSERT_TRUE(alive);
   OutputFile out(File("out.txt"));
-  EXPECT_FALSE(fs::exists(File("out.txt.tmp-dead00")));
-  EXPECT_TRUE(fs::exists(File("out.txt.tmp-alive0")));
-  EXPECT_TRUE(fs::exists(File("out.txt.tmp-notours-x")));
+  EXPECT_FALSE(fs::exists(File("out.txt.needle-tmp-dead00")));
+  EXPECT_TRUE(fs::exists(File("out.txt.needle-tmp-alive0")));
+  EXPECT_TRUE(fs::exists(File("out.txt.needle-tmp-notours")));
+  EXPECT_TRUE(fs::exists(File("out.txt.tmp-backup")));
 }
 
 TEST_F(OutputFileTest, PositionalWritesNeedARegularFile) {

@@ -391,17 +391,17 @@ INSTANTIATE_TEST_SUITE_P(
                       9},
         // float32's limits: the largest finite magnitude (3.4028234e38 rounds to it), the
         // smallest subnormal (1e-45 rounds to it), and zeros with any exponent.
-        ValidTextCase{"WeightsAtTheLimitsOfFloat32",
-                      "a.wel",
-                      "0 1 3.4028234e38\n0 2 -3.4028235e38\n0 3 1e-45\n0 4 -1.4e-45\n"
-                      "0 5 0e999999\n0 6 -0.0e-999999\n0 7 0.000\n0 8 1.17549435e-38\n",
-                      true,
-                      {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}},
-                      {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
-                       std::numeric_limits<float>::denorm_min(),
-                       -std::numeric_limits<float>::denorm_min(), 0, 0, 0,
-                       std::numeric_limits<float>::min()},
-                      9},
+        ValidTextCase{
+            "WeightsAtTheLimitsOfFloat32",
+            "a.wel",
+            "0 1 3.4028234e38\n0 2 -3.4028235e38\n0 3 1e-45\n0 4 -1.4e-45\n"
+            "0 5 0e999999\n0 6 -0.0e-999999\n0 7 0.000\n0 8 1.17549435e-38\n",
+            true,
+            {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}},
+            {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+             std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(), 0,
+             0, 0, std::numeric_limits<float>::min()},
+            9},
         ValidTextCase{"SnapExtraColumnsIgnored",
                       "a.el",
                       "0 1 123456 x\n1 0 99 y\n",

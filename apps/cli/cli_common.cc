@@ -13,9 +13,9 @@ namespace {
 
 // Refuses `text` for the option being parsed; Boost fills in the option's name.
 [[noreturn]] void Refuse(const std::string& text, const std::string& allowed) {
-  throw po::error_with_option_name(
-      "the argument '" + text + "' for option '%canonical_option%' is invalid: expected " +
-      allowed);
+  throw po::error_with_option_name("the argument '" + text +
+                                   "' for option '%canonical_option%' is invalid: expected " +
+                                   allowed);
 }
 
 bool AllDigits(std::string_view s) {
@@ -37,7 +37,8 @@ T ParseWhole(const std::string& text) {
 uint64_t ParseMemorySize(const std::string& text) {
   const std::string allowed =
       "a size such as 512M, 4G or 1.5GiB (K, M, G, T: powers of 1024; no unit: bytes), from "
-      "1 byte to 4 EiB, not '" + text + "'";
+      "1 byte to 4 EiB, not '" +
+      text + "'";
   // digits [. digits] [unit]
   size_t at = text.find_first_not_of("0123456789");
   const std::string whole = text.substr(0, at);
@@ -63,18 +64,17 @@ uint64_t ParseMemorySize(const std::string& text) {
   } else if (!unit.empty() && unit != "B") {
     throw std::invalid_argument(allowed);
   }
-  // whole.fraction × 2^shift, exactly, in 128 bits; a fraction of a byte is dropped.
-  unsigned __int128 bytes = static_cast<unsigned __int128>(std::stoull(whole)) << shift;
-  unsigned __int128 scale = 1;
-  unsigned __int128 part = 0;
-  for (char c : fraction.substr(0, 18)) {
-    part = part * 10 + static_cast<unsigned>(c - '0');
-    scale *= 10;
+  // whole × 2^shift exactly; the fraction's share in double (53 bits: exact to the byte up to
+  // terabytes); a fraction of a byte is dropped.
+  constexpr uint64_t kMax = uint64_t{1} << 62;
+  const uint64_t units = std::stoull(whole);
+  if (units > (kMax >> shift)) throw std::invalid_argument(allowed);
+  uint64_t bytes = units << shift;
+  if (!fraction.empty()) {
+    const double share = std::stod("0." + fraction) * static_cast<double>(uint64_t{1} << shift);
+    bytes += static_cast<uint64_t>(share);
   }
-  bytes += (part << shift) / scale;
-  if (bytes < 1 || bytes > (static_cast<unsigned __int128>(1) << 62)) {
-    throw std::invalid_argument(allowed);
-  }
+  if (bytes < 1 || bytes > kMax) throw std::invalid_argument(allowed);
   return static_cast<uint64_t>(bytes);
 }
 
@@ -92,7 +92,8 @@ void validate(boost::any& v, const std::vector<std::string>& values, Real*, int)
   po::validators::check_first_occurrence(v);
   const std::string& text = po::validators::get_single_string(values);
   // digits [. digits] [e [+-] digits], or . digits: what from_chars takes but inf, nan, hex.
-  const bool plain = !text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos &&
+  const bool plain = !text.empty() &&
+                     text.find_first_not_of("0123456789.eE+-") == std::string::npos &&
                      text[0] != '+' && text[0] != '-';
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -108,8 +109,10 @@ void validate(boost::any& v, const std::vector<std::string>& values, MemorySize*
   try {
     v = MemorySize{ParseMemorySize(text)};
   } catch (const std::invalid_argument& e) {
-    throw po::error_with_option_name("the argument for option '%canonical_option%' is invalid: "
-                                     "expected " + std::string(e.what()));
+    throw po::error_with_option_name(
+        "the argument for option '%canonical_option%' is invalid: "
+        "expected " +
+        std::string(e.what()));
   }
 }
 

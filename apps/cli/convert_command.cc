@@ -55,18 +55,18 @@ int RunConvert(const std::vector<std::string>& args) {
   }
   output.Commit();
   const CsrReport& r = report.csr;
-  std::fprintf(say, "%s (%s) -> %s: %llu vertices, %llu edges; input had %llu self-loops", input.c_str(),
-              report.description.c_str(), out.c_str(),
-              static_cast<unsigned long long>(csr.num_vertices),
-              static_cast<unsigned long long>(csr.NumEdges()),
-              static_cast<unsigned long long>(r.self_loops));
+  std::fprintf(say, "%s (%s) -> %s: %llu vertices, %llu edges; input had %llu self-loops",
+               input.c_str(), report.description.c_str(), out.c_str(),
+               static_cast<unsigned long long>(csr.num_vertices),
+               static_cast<unsigned long long>(csr.NumEdges()),
+               static_cast<unsigned long long>(r.self_loops));
   if (r.duplicates_counted) {
     std::fprintf(say, ", %llu duplicates", static_cast<unsigned long long>(r.duplicates));
   }
   if (r.dropped_self_loops + r.dropped_duplicates > 0) {
     std::fprintf(say, "; dropped %llu self-loops and %llu duplicates",
-                static_cast<unsigned long long>(r.dropped_self_loops),
-                static_cast<unsigned long long>(r.dropped_duplicates));
+                 static_cast<unsigned long long>(r.dropped_self_loops),
+                 static_cast<unsigned long long>(r.dropped_duplicates));
   }
   std::fprintf(say, "\n");
   return 0;

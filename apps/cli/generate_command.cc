@@ -80,8 +80,8 @@ int RunGenerate(const std::vector<std::string>& args) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(
-      output.is_stdout() ? stderr : stdout, "wrote %s: %llu vertices, %llu edges in %.2f s\n", out.c_str(),
-      static_cast<unsigned long long>(uint64_t{1} << rmat.scale),
+      output.is_stdout() ? stderr : stdout, "wrote %s: %llu vertices, %llu edges in %.2f s\n",
+      out.c_str(), static_cast<unsigned long long>(uint64_t{1} << rmat.scale),
       static_cast<unsigned long long>(static_cast<uint64_t>(rmat.edge_factor) << rmat.scale),
       seconds);
   return 0;

@@ -16,6 +16,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/signals.h"
 #include "loaders/error.h"
+#include "loaders/output_file.h"
 
 namespace {
 
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   // turns off glibc's dynamic raising of it) returns each to the kernel when freed, so heap
   // fragmentation cannot make the resident set creep past --memory.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  needle::RecordInheritedDescriptors();
   needle::cli::HandleInterruptions();
   if (argc < 2) {
     PrintUsage(stderr);

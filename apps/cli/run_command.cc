@@ -1,5 +1,7 @@
 // needle run APP GRAPH|SHARDDIR: runs pagerank, cc or mssp on a shard set (sharding GRAPH first,
 // or reusing its shard set), then writes the values, the statistics and a summary.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -20,6 +22,7 @@
 #include "apps/programs/pagerank.h"
 #include "apps/programs/shortest_paths.h"
 #include "engine/engine.h"
+#include "loaders/output_file.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
 #include "shards/weight_check.h"
@@ -78,12 +81,41 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.io = io;
   shard.io.direct = true;  // written once and fsynced: see ShardOptions::io
   shard.reuse_smaller_budget = true;
-  const ShardReport report = ShardWithProgress(c.input, shard, c.say);
+  shard.keep_open = true;
+  ShardReport report = ShardWithProgress(c.input, shard, c.say);
   if (!report.reused) {
     std::fprintf(c.say, "sharded %s -> %s (%u intervals) in %.2f s\n", c.input.c_str(),
                  report.dir.c_str(), report.manifest.num_intervals(), report.seconds);
   }
-  return ShardSet::Open(report.dir, /*verify_digests=*/false);  // just written or verified
+  return std::move(*report.set);  // just written or verified, and locked since
+}
+
+// Whether paths `a` and `b` name one file (after symlinks), existing or not.
+bool SameFile(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  struct stat sa {
+  }, sb{};
+  if (stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  std::error_code ec;
+  return fs::weakly_canonical(FollowSymlinks(a), ec) == fs::weakly_canonical(FollowSymlinks(b), ec);
+}
+
+// Outputs that would overwrite each other or the input are refused before anything starts.
+void CheckOutputPaths(const RunConfig& c) {
+  auto is_descriptor = [](const std::string& p) {
+    return p == "-" || p.rfind("/dev/", 0) == 0 || p.rfind("/proc/", 0) == 0;
+  };
+  for (const std::string* out : {&c.out, &c.stats}) {
+    if (out->empty() || is_descriptor(*out)) continue;
+    if (SameFile(*out, c.input)) {
+      throw UsageError(*out + " is the input: an output must not replace it");
+    }
+  }
+  if (!c.out.empty() && !c.stats.empty() && !is_descriptor(c.out) && SameFile(c.out, c.stats)) {
+    throw UsageError("--out and --stats name the same file (" + c.out + ")");
+  }
 }
 
 template <class Program, class Format, class Top>
@@ -349,6 +381,13 @@ int RunRun(const std::vector<std::string>& args) {
   if (c.app != "pagerank" && c.app != "cc" && c.app != "mssp") {
     throw UsageError("unknown app '" + c.app + "' (pagerank, cc, mssp)");
   }
+  ToReadOptions(c.input_options);  // checked now, also when the input is a shard set
+  if (c.tolerance.value < 1e-6 || c.tolerance.value > 1) {
+    throw UsageError(
+        "--tolerance must be from 1e-6 to 1 (below 1e-6, float messages cannot "
+        "settle and a run may never converge)");
+  }
+  CheckOutputPaths(c);
   // What was given comes from the parsed options: Boost also takes unambiguous prefixes
   // (--source for --sources, --iter for --iters).
   c.sources_given = given->count("sources") > 0;
@@ -362,8 +401,8 @@ int RunRun(const std::vector<std::string>& args) {
   if (c.num_sources.value > kMaxSources) {
     throw UsageError("mssp takes at most " + std::to_string(kMaxSources) + " sources");
   }
-  const size_t num_sources = c.sources_given ? ParseSources(c.sources).size()
-                                             : std::max<size_t>(c.num_sources.value, 1);
+  const size_t num_sources =
+      c.sources_given ? ParseSources(c.sources).size() : std::max<size_t>(c.num_sources.value, 1);
   // The outputs exist (as temporaries) before any work: a bad path fails now.
   RunOutputs outputs{std::nullopt, RunReporter(c.stats, c.app)};
   if (!c.out.empty()) outputs.values.emplace(c.out);
@@ -396,7 +435,8 @@ int RunRun(const std::vector<std::string>& args) {
     costs = CostsFor(4 * slots, 4 * slots, 4 * slots, /*weights=*/true);
     if (!costs.is_default()) out_dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
   }
-  const ShardSet set = OpenOrShard(c, engine.memory_bytes, c.app == "cc", costs, out_dir, engine.io);
+  const ShardSet set =
+      OpenOrShard(c, engine.memory_bytes, c.app == "cc", costs, out_dir, engine.io);
   if (c.app == "pagerank") return RunPageRank(c, set, engine, outputs);
   if (c.app == "cc") return RunComponents(c, set, engine, outputs);
   return RunShortestPaths(c, set, engine, outputs);

@@ -46,8 +46,7 @@ std::string DescribeRun(const RunSummary& s) {
                 "%u iterations (%s) in %.2f s: read %s, wrote %s, %s; peak RSS %s of --memory %s "
                 "(%s%s)",
                 s.iterations, s.converged ? "converged" : "NOT converged: stopped by --iters",
-                s.seconds,
-                HumanBytes(static_cast<double>(s.io.TotalRead())).c_str(),
+                s.seconds, HumanBytes(static_cast<double>(s.io.TotalRead())).c_str(),
                 HumanBytes(static_cast<double>(s.io.TotalWritten())).c_str(),
                 (std::to_string(s.num_intervals) + " intervals").c_str(),
                 HumanBytes(static_cast<double>(s.peak_rss_bytes)).c_str(),

@@ -2,7 +2,8 @@
 // thread and waited for by a thread of their own, which removes the temporaries the process
 // is writing (loaders/cleanup.h: outputs under temporary names, a shard set being built, a
 // run's working directory), says so on stderr, and exits with 128 + the signal (130 for
-// SIGINT, 143 for SIGTERM). SIGPIPE is ignored, so that a closed pipe is a write error.
+// SIGINT, 143 for SIGTERM). A signal the parent set to be ignored stays ignored. SIGPIPE is
+// ignored, so that a closed pipe is a write error.
 #pragma once
 
 namespace needle::cli {

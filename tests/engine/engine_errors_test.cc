@@ -4,7 +4,6 @@
 // before freeing buffers (ASan checks that), and leave no work directory behind — and remove
 // only the work directories no one holds. A budget too small is refused before any I/O.
 #include <gtest/gtest.h>
-
 #include <xxhash.h>
 
 #include <cstring>
@@ -35,7 +34,7 @@ class EngineErrorsTest : public WithTempDir<::testing::TestWithParam<IoKind>> {
   }
   bool WorkDirsLeft(const std::string& shards) {
     for (const auto& e : std::filesystem::directory_iterator(shards)) {
-      if (e.path().filename().string().rfind(".run-", 0) == 0) return true;
+      if (e.path().filename().string().rfind(".needle-run-", 0) == 0) return true;
     }
     return false;
   }
@@ -150,21 +149,24 @@ TEST_P(EngineErrorsTest, TargetOutsideItsIntervalFailsTheRunNamingTheByte) {
   }
 }
 
-// Only working directories no process holds are removed: not another live run's, whatever
-// pid its name carries (one from another container is not visible here).
+// Only working directories no process holds are removed: not another live run's, however it
+// looks from here (a process of another container is not visible), and nothing that is not
+// named like one.
 TEST_P(EngineErrorsTest, AnotherRunsWorkDirectoryIsKeptAndDeadOnesRemoved) {
   const std::string shards = MakeShards();
-  std::filesystem::create_directory(shards + "/.run-999999-alive0");
-  std::filesystem::create_directory(shards + "/.run-1-dead00");  // pid 1 lives; no one holds it
+  std::filesystem::create_directory(shards + "/.needle-run-alive0");
+  std::filesystem::create_directory(shards + "/.needle-run-dead00");   // no one holds it
+  std::filesystem::create_directory(shards + "/.needle-run-notours");  // not a name needle makes
   std::optional<FileLock> alive =
-      FileLock::Open(shards + "/.run-999999-alive0", FileLock::Mode::kExclusive, false);
+      FileLock::Open(shards + "/.needle-run-alive0", FileLock::Mode::kExclusive, false);
   ASSERT_TRUE(alive);
   const ShardSet set = ShardSet::Open(shards);
   EngineRun run;
   run.io = GetParam() == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
   RunProgram(set, apps::PageRank{}, run);
-  EXPECT_TRUE(std::filesystem::exists(shards + "/.run-999999-alive0"));
-  EXPECT_FALSE(std::filesystem::exists(shards + "/.run-1-dead00"));
+  EXPECT_TRUE(std::filesystem::exists(shards + "/.needle-run-alive0"));
+  EXPECT_FALSE(std::filesystem::exists(shards + "/.needle-run-dead00"));
+  EXPECT_TRUE(std::filesystem::exists(shards + "/.needle-run-notours"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EngineErrorsTest,

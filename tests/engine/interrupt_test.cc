@@ -87,7 +87,8 @@ class InterruptTest : public WithTempDir<> {
   // A path long enough that cc runs for many seconds (a label moves one hop per iteration).
   std::string Chain() {
     std::string text;
-    for (uint32_t i = 0; i + 1 < 20000; ++i) text += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
+    for (uint32_t i = 0; i + 1 < 20000; ++i)
+      text += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
     WriteFile(Path("chain.el"), text);
     return Path("chain.el");
   }
@@ -107,12 +108,12 @@ TEST_F(InterruptTest, SignalsDuringARunLeaveNothingOfIt) {
     SCOPED_TRACE(strsignal(signal));
     const pid_t pid = Start({"run", "cc", chain, "--memory", "80M", "--out", Path("cc.tsv"),
                              "--stats", Path("s.jsonl")});
-    if (!WaitUntil(pid, [&] { return !Named(set, ".run-").empty(); })) return;
+    if (!WaitUntil(pid, [&] { return !Named(set, ".needle-run-").empty(); })) return;
     EXPECT_EQ(Signal(pid, signal), 128 + signal);
     EXPECT_NE(testing::ReadFile(Path("stderr.txt")).find("interrupted"), std::string::npos);
     EXPECT_TRUE(Named(dir().string(), "cc.tsv").empty());
     EXPECT_TRUE(Named(dir().string(), "s.jsonl").empty());
-    EXPECT_TRUE(Named(set, ".run-").empty());
+    EXPECT_TRUE(Named(set, ".needle-run-").empty());
     EXPECT_NO_THROW(ShardSet::Open(set));
   }
 }
@@ -121,23 +122,24 @@ TEST_F(InterruptTest, WhatAKilledRunLeftIsRemovedByTheNext) {
   const std::string chain = Chain();
   const std::string set = chain + ".sym.shards";
   const pid_t pid = Start({"run", "cc", chain, "--memory", "80M", "--out", Path("cc.tsv")});
-  if (!WaitUntil(pid, [&] { return !Named(set, ".run-").empty(); })) return;
+  if (!WaitUntil(pid, [&] { return !Named(set, ".needle-run-").empty(); })) return;
   EXPECT_EQ(Signal(pid, SIGKILL), -1);
-  EXPECT_FALSE(Named(set, ".run-").empty());
-  EXPECT_FALSE(Named(dir().string(), "cc.tsv.tmp-").empty());
-  const testing::CommandResult r = testing::RunCaptured(
-      ShellQuote(NEEDLE_BINARY) + " run cc " + ShellQuote(chain) + " --memory 80M --iters 3 --out " +
-          ShellQuote(Path("cc.tsv")),
-      dir().string());
+  EXPECT_FALSE(Named(set, ".needle-run-").empty());
+  EXPECT_FALSE(Named(dir().string(), "cc.tsv.needle-tmp-").empty());
+  const testing::CommandResult r =
+      testing::RunCaptured(ShellQuote(NEEDLE_BINARY) + " run cc " + ShellQuote(chain) +
+                               " --memory 80M --iters 3 --out " + ShellQuote(Path("cc.tsv")),
+                           dir().string());
   EXPECT_EQ(r.status, 3) << r.err;
-  EXPECT_TRUE(Named(set, ".run-").empty());
+  EXPECT_TRUE(Named(set, ".needle-run-").empty());
   EXPECT_EQ(Named(dir().string(), "cc.tsv"), std::vector<std::string>{"cc.tsv"});
 }
 
 TEST_F(InterruptTest, SignalDuringShardingLeavesNoSet) {
   const std::string big = Big();
   const pid_t pid = Start({"shard", big, "--memory", "100M", "--out", Path("big.shards")});
-  if (!WaitUntil(pid, [&] { return !Named(dir().string(), "big.shards.tmp-").empty(); })) return;
+  if (!WaitUntil(pid, [&] { return !Named(dir().string(), "big.shards.needle-tmp-").empty(); }))
+    return;
   EXPECT_EQ(Signal(pid, SIGINT), 130);
   EXPECT_TRUE(Named(dir().string(), "big.shards").empty());
 }
@@ -145,7 +147,8 @@ TEST_F(InterruptTest, SignalDuringShardingLeavesNoSet) {
 TEST_F(InterruptTest, SignalDuringConversionLeavesNoOutput) {
   const std::string big = Big();
   const pid_t pid = Start({"convert", big, "-o", Path("big.csr")});
-  if (!WaitUntil(pid, [&] { return !Named(dir().string(), "big.csr.tmp-").empty(); })) return;
+  if (!WaitUntil(pid, [&] { return !Named(dir().string(), "big.csr.needle-tmp-").empty(); }))
+    return;
   EXPECT_EQ(Signal(pid, SIGTERM), 143);
   EXPECT_TRUE(Named(dir().string(), "big.csr").empty());
 }

@@ -29,10 +29,20 @@ class RunTrustTest : public WithTempDir<> {
   // A path 0 - 1 - ... - (n-1): its labels travel one hop per iteration.
   std::string Chain(uint32_t n) {
     std::string text;
-    for (uint32_t i = 0; i + 1 < n; ++i) text += std::to_string(i) + "\t" + std::to_string(i + 1) + "\n";
+    for (uint32_t i = 0; i + 1 < n; ++i)
+      text += std::to_string(i) + "\t" + std::to_string(i + 1) + "\n";
     const std::string path = Path("chain" + std::to_string(n) + ".el");
     WriteFile(path, text);
     return path;
+  }
+  // What sits next to `graph` under its name: GRAPH.shards, GRAPH.sym.shards, GRAPH.mssp-K...
+  std::vector<std::string> ShardSetsOf(const std::string& graph) {
+    std::vector<std::string> found;
+    const std::string stem = fs::path(graph).filename().string() + ".";
+    for (const auto& e : fs::directory_iterator(fs::path(graph).parent_path())) {
+      if (e.path().filename().string().rfind(stem, 0) == 0) found.push_back(e.path().string());
+    }
+    return found;
   }
   std::vector<std::string> Lines(const std::string& path) {
     std::ifstream in(path);
@@ -45,8 +55,8 @@ class RunTrustTest : public WithTempDir<> {
 TEST_F(RunTrustTest, RunsGoToConvergenceByDefault) {
   // Longer than the old default cap of 1000 iterations.
   const std::string chain = Chain(1500);
-  const Result r = Needle("run cc " + ShellQuote(chain) + " --memory 80M --out " +
-                          ShellQuote(Path("cc.tsv")));
+  const Result r =
+      Needle("run cc " + ShellQuote(chain) + " --memory 80M --out " + ShellQuote(Path("cc.tsv")));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("(converged)"), std::string::npos) << r.out;
   const std::vector<std::string> lines = Lines(Path("cc.tsv"));
@@ -105,16 +115,25 @@ TEST_F(RunTrustTest, NumbersOutsideWhatAnOptionTakesAreRefused) {
     std::string value;
   };
   const std::vector<Case> cases{
-      {"run pagerank G --memory nan", "nan"},       {"run pagerank G --memory 1e30", "1e30"},
-      {"run pagerank G --memory inf", "inf"},       {"run pagerank G --memory 0.5", "0.5"},
-      {"run pagerank G --memory -1G", "-1G"},       {"run pagerank G --memory 5X", "5X"},
+      {"run pagerank G --memory nan", "nan"},
+      {"run pagerank G --memory 1e30", "1e30"},
+      {"run pagerank G --memory inf", "inf"},
+      {"run pagerank G --memory 0.5", "0.5"},
+      {"run pagerank G --memory -1G", "-1G"},
+      {"run pagerank G --memory 5X", "5X"},
       {"run pagerank G --memory 99999999T", "99999999T"},
-      {"run cc G --iters -1", "-1"},                {"run cc G --iters 1.5", "1.5"},
-      {"run cc G --iters 4294967296", "4294967296"}, {"run cc G --top -1", "-1"},
-      {"run mssp G --num-sources -1", "-1"},        {"run pagerank G --tolerance nan", "nan"},
-      {"run pagerank G --tolerance -1", "-1"},      {"run pagerank G --tolerance inf", "inf"},
-      {"run cc G --threads -1", "-1"},              {"shard G --memory nan", "nan"},
-      {"info G --threads x", "x"},                  {"generate rmat --scale -1 -o x.el", "-1"},
+      {"run cc G --iters -1", "-1"},
+      {"run cc G --iters 1.5", "1.5"},
+      {"run cc G --iters 4294967296", "4294967296"},
+      {"run cc G --top -1", "-1"},
+      {"run mssp G --num-sources -1", "-1"},
+      {"run pagerank G --tolerance nan", "nan"},
+      {"run pagerank G --tolerance -1", "-1"},
+      {"run pagerank G --tolerance inf", "inf"},
+      {"run cc G --threads -1", "-1"},
+      {"shard G --memory nan", "nan"},
+      {"info G --threads x", "x"},
+      {"generate rmat --scale -1 -o x.el", "-1"},
       {"generate rmat --scale 4 --seed -1 -o x.el", "-1"},
       {"generate rmat --scale 4 --edge-factor 0x10 -o x.el", "0x10"},
   };
@@ -126,12 +145,37 @@ TEST_F(RunTrustTest, NumbersOutsideWhatAnOptionTakesAreRefused) {
     EXPECT_EQ(r.status, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find(c.value), std::string::npos) << args << ": " << r.err;
     EXPECT_NE(r.err.find("expected"), std::string::npos) << args << ": " << r.err;
-    EXPECT_FALSE(fs::exists(graph + ".shards")) << args << " sharded before refusing";
+    EXPECT_TRUE(ShardSetsOf(graph).empty()) << args << " sharded before refusing";
   }
   // And the good spellings still work.
-  EXPECT_EQ(Needle("run pagerank " + ShellQuote(graph) + " --memory 0.25G --tolerance 1e-3")
-                .status,
+  EXPECT_EQ(Needle("run pagerank " + ShellQuote(graph) + " --memory 0.25G --tolerance 1e-3").status,
             0);
+}
+
+// A tolerance a float PageRank cannot settle at would make a run without a cap go on forever;
+// outputs that would overwrite the input or each other are refused before anything starts.
+TEST_F(RunTrustTest, RefusesWhatCouldNeverEndOrWouldOverwrite) {
+  const std::string graph = Path("g.el");
+  WriteFile(graph, "0 1\n1 2\n2 0\n");
+  for (const char* tolerance : {"0", "1e-9", "2"}) {
+    const Result r = Needle("run pagerank " + ShellQuote(graph) + " --tolerance " + tolerance);
+    EXPECT_EQ(r.status, 2) << tolerance << ": " << r.err;
+    EXPECT_NE(r.err.find("--tolerance must be from 1e-6 to 1"), std::string::npos) << r.err;
+  }
+  Result r = Needle("run pagerank " + ShellQuote(graph) + " --out " + ShellQuote(graph));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("is the input"), std::string::npos) << r.err;
+  EXPECT_EQ(testing::ReadFile(graph), "0 1\n1 2\n2 0\n");
+  r = Needle("run pagerank " + ShellQuote(graph) + " --out " + ShellQuote(Path("x")) + " --stats " +
+             ShellQuote(Path("x")));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("same file"), std::string::npos) << r.err;
+  // Options that only matter when sharding are checked when the input is a shard set, too.
+  ASSERT_EQ(Needle("shard " + ShellQuote(graph) + " --memory 80M").status, 0);
+  r = Needle("run pagerank " + ShellQuote(graph + ".shards") + " --threads 5000");
+  EXPECT_EQ(r.status, 2) << r.err;
+  r = Needle("run pagerank " + ShellQuote(graph + ".shards") + " --format bogus");
+  EXPECT_EQ(r.status, 2) << r.err;
 }
 
 // --out - carries only the values (messages go to stderr); an --out or --stats that cannot be
@@ -153,9 +197,12 @@ TEST_F(RunTrustTest, OutputsAreCheckedBeforeTheWorkAndStdoutCarriesOnlyData) {
 
   for (const std::string& bad : {"--out " + ShellQuote(dir().string()),
                                  "--stats " + ShellQuote(Path("no/such/dir/s.jsonl"))}) {
+    for (const auto& e : fs::directory_iterator(dir())) {
+      if (e.is_directory()) fs::remove_all(e.path());  // the sets the runs above made
+    }
     r = Needle("run pagerank " + ShellQuote(graph) + " --memory 80M " + bad);
     EXPECT_EQ(r.status, 1) << bad << ": " << r.err;
-    EXPECT_FALSE(fs::exists(graph + ".shards")) << bad << ": sharded before failing";
+    EXPECT_TRUE(ShardSetsOf(graph).empty()) << bad << ": sharded before failing";
   }
 }
 

@@ -21,7 +21,8 @@ class FingerprintTest : public testing::WithTempDir<> {
   void SetUp() override {
     WithTempDir::SetUp();
     // A weighted path, long enough that its last lines lie well past the first 64 KiB.
-    for (int i = 0; i < 20000; ++i) text_ += std::to_string(i) + " " + std::to_string(i + 1) + " 5\n";
+    for (int i = 0; i < 20000; ++i)
+      text_ += std::to_string(i) + " " + std::to_string(i + 1) + " 5\n";
     ASSERT_GT(text_.size(), 3u * 65536);
     testing::WriteFile(File("g.wel"), text_);
     options_.memory_bytes = 80 << 20;

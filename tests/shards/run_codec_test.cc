@@ -22,7 +22,9 @@ std::vector<SourceRun> RoundTrip(const std::vector<SourceRun>& runs, uint32_t ba
   std::vector<SourceRun> decoded;
   const RunDecodeStatus status =
       DecodeRuns(encoded.data(), encoded.data() + n, runs.size(), base, UINT32_MAX, edges,
-                 [&](uint32_t source, uint32_t count) { decoded.push_back({source, count}); });
+                 [&](uint32_t source, uint64_t count) {
+                   decoded.push_back({source, static_cast<uint32_t>(count)});
+                 });
   EXPECT_TRUE(status.ok()) << status.error;
   return decoded;
 }
@@ -67,10 +69,10 @@ Decoded Decode(const std::vector<uint8_t>& bytes, uint64_t runs, uint32_t base, 
                uint64_t edges) {
   Decoded d;
   d.status = DecodeRuns(bytes.data(), bytes.data() + bytes.size(), runs, base, end, edges,
-                        [&](uint32_t source, uint32_t count) {
+                        [&](uint32_t source, uint64_t count) {
                           EXPECT_GE(source, base);
                           EXPECT_LT(source, end);
-                          d.runs.push_back({source, count});
+                          d.runs.push_back({source, static_cast<uint32_t>(count)});
                         });
   return d;
 }
@@ -94,16 +96,16 @@ TEST(RunCodecTest, RefusesWindowsThatDisagreeWithTheirIndex) {
     }
     return ::testing::AssertionSuccess();
   };
-  EXPECT_TRUE(refused(bytes, 4, 400, 6, "cut off"));           // more runs than bytes
-  EXPECT_TRUE(refused(bytes, 2, 400, 6, "fewer edges"));       // fewer runs
-  EXPECT_TRUE(refused(bytes, 3, 400, 5, "more edges"));        // counts beyond the window
-  EXPECT_TRUE(refused(bytes, 3, 400, 7, "fewer edges"));       // counts short of it
-  EXPECT_TRUE(refused(bytes, 3, 300, 6, "outside"));           // a source past the interval
+  EXPECT_TRUE(refused(bytes, 4, 400, 6, "cut off"));      // more runs than bytes
+  EXPECT_TRUE(refused(bytes, 2, 400, 6, "fewer edges"));  // fewer runs
+  EXPECT_TRUE(refused(bytes, 3, 400, 5, "more edges"));   // counts beyond the window
+  EXPECT_TRUE(refused(bytes, 3, 400, 7, "fewer edges"));  // counts short of it
+  EXPECT_TRUE(refused(bytes, 3, 300, 6, "outside"));      // a source past the interval
   std::vector<uint8_t> longer = bytes;
   longer.push_back(0);
-  EXPECT_TRUE(refused(longer, 3, 400, 6, "do not fill"));      // bytes left over
+  EXPECT_TRUE(refused(longer, 3, 400, 6, "do not fill"));  // bytes left over
   std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 1);
-  EXPECT_TRUE(refused(cut, 3, 400, 6, "cut off"));             // the last varint cut
+  EXPECT_TRUE(refused(cut, 3, 400, 6, "cut off"));  // the last varint cut
   // A repeated source: a distance of 0 after the first run.
   EXPECT_TRUE(refused({0, 0, 0, 0}, 2, 400, 2, "do not increase"));
   // Varints longer than 5 bytes, or whose 5th byte overflows 32 bits.
@@ -116,6 +118,17 @@ TEST(RunCodecTest, RefusesWindowsThatDisagreeWithTheirIndex) {
   ASSERT_FALSE(d.status.ok());
   EXPECT_EQ(d.status.at, 4u);
   EXPECT_EQ(d.runs.size(), 2u);  // the runs before the bad one were delivered, not the bad one
+}
+
+// The largest count a varint holds (2^32 - 1, plus one) reaches the caller whole.
+TEST(RunCodecTest, CountOfTwoToThe32IsNotWrapped) {
+  const uint8_t bytes[] = {0x00, 0xff, 0xff, 0xff, 0xff, 0x0f};
+  uint64_t got = 0;
+  const RunDecodeStatus status =
+      DecodeRuns(bytes, bytes + sizeof(bytes), 1, 0, 10, uint64_t{1} << 32,
+                 [&](uint32_t, uint64_t count) { got = count; });
+  EXPECT_TRUE(status.ok()) << status.error;
+  EXPECT_EQ(got, uint64_t{1} << 32);
 }
 
 TEST(RunCodecTest, GetVarint32StopsAtTheLimit) {

@@ -11,6 +11,7 @@
 #include <future>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "shards/shard_set.h"
@@ -48,9 +49,6 @@ TEST_F(SetLockTest, OpenSetIsNotRebuiltUnderItsReader) {
 
 TEST_F(SetLockTest, SecondSharderWaitsForTheFirstAndReusesItsSet) {
   ShardGraph(input_.path, options_);
-  // A sharder at work holds the set's lock exclusively; another one waits for it.
-  std::optional<FileLock> first = LockSetDir(File("set"), FileLock::Mode::kExclusive, false);
-  ASSERT_TRUE(first);
   std::mutex mutex;
   std::vector<std::string> lines;
   ShardOptions second = options_;
@@ -58,38 +56,67 @@ TEST_F(SetLockTest, SecondSharderWaitsForTheFirstAndReusesItsSet) {
     std::lock_guard lock(mutex);
     lines.push_back(line);
   };
-  auto done = std::async(std::launch::async, [&] { return ShardGraph(input_.path, second); });
-  EXPECT_EQ(done.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
-      << "the second sharder did not wait";
-  {
+  std::future<ShardReport> done;  // destroyed after the lock below is released
+  // A sharder at work holds the set's directory exclusively; another one waits for it.
+  std::optional<FileLock> first = LockSetForSharding(File("set"));
+  done = std::async(std::launch::async, [&] { return ShardGraph(input_.path, second); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  bool waiting = false;
+  while (!waiting && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
     std::lock_guard lock(mutex);
-    ASSERT_FALSE(lines.empty());
-    EXPECT_NE(lines[0].find("waiting"), std::string::npos) << lines[0];
+    waiting = !lines.empty() && lines[0].find("waiting") != std::string::npos;
   }
+  EXPECT_TRUE(waiting) << "the second sharder did not say it waits";
+  EXPECT_EQ(done.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout)
+      << "the second sharder did not wait";
   first.reset();
   EXPECT_TRUE(done.get().reused);
-  // Opening for reading while a sharder writes fails at once, saying why.
-  first = LockSetDir(File("set"), FileLock::Mode::kExclusive, false);
-  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(File("set")); }, File("set"), "", "sharder"));
+}
+
+TEST_F(SetLockTest, SetBeingReplacedCannotBeOpened) {
+  ShardGraph(input_.path, options_);
+  std::optional<FileLock> replacing = LockSetForReplacing(File("set"));
+  ASSERT_TRUE(replacing && replacing->held());
+  EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(File("set")); }, File("set"), "", "rebuilt"));
+  replacing.reset();
+  EXPECT_NO_THROW(ShardSet::Open(File("set")));
+}
+
+// Two sharders of a set that neither can reuse, at once: one rebuilds it, the other waits and
+// reuses that; neither fails, and the set is whole.
+TEST_F(SetLockTest, TwoShardersOfAStaleSetTakeTurns) {
+  ShardGraph(input_.path, options_);
+  ShardOptions other = options_;
+  for (int round = 0; round < 3; ++round) {
+    other.memory_bytes += 4096;  // what the set there was not built for
+    auto a = std::async(std::launch::async, [&] { return ShardGraph(input_.path, other); });
+    auto b = std::async(std::launch::async, [&] { return ShardGraph(input_.path, other); });
+    const ShardReport ra = a.get(), rb = b.get();
+    EXPECT_NE(ra.reused, rb.reused) << "round " << round;
+    EXPECT_NO_THROW(ShardSet::Open(File("set")));
+    EXPECT_TRUE(testing::Leftovers(File("set")).empty());
+  }
 }
 
 TEST_F(SetLockTest, LiveStagingDirectoriesAreKeptAndDeadOnesRemoved) {
   ShardGraph(input_.path, options_);
-  fs::create_directory(File("set.tmp-alive0"));
-  fs::create_directory(File("set.tmp-dead00"));
-  fs::create_directory(File("set.old-dead00"));
+  fs::create_directory(File("set.needle-tmp-alive0"));
+  fs::create_directory(File("set.needle-tmp-dead00"));
+  fs::create_directory(File("set.needle-old-dead00"));
   std::optional<FileLock> alive =
-      FileLock::Open(File("set.tmp-alive0"), FileLock::Mode::kExclusive, false);
+      FileLock::Open(File("set.needle-tmp-alive0"), FileLock::Mode::kExclusive, false);
   ASSERT_TRUE(alive);
   ShardOptions force = options_;
   force.force = true;
   ShardGraph(input_.path, force);
-  EXPECT_TRUE(fs::exists(File("set.tmp-alive0"))) << "another sharder's directory was removed";
-  EXPECT_FALSE(fs::exists(File("set.tmp-dead00")));
-  EXPECT_FALSE(fs::exists(File("set.old-dead00")));
+  EXPECT_TRUE(fs::exists(File("set.needle-tmp-alive0")))
+      << "another sharder's directory was removed";
+  EXPECT_FALSE(fs::exists(File("set.needle-tmp-dead00")));
+  EXPECT_FALSE(fs::exists(File("set.needle-old-dead00")));
   alive.reset();
   ShardGraph(input_.path, options_);  // reused: leftovers go whether or not it rebuilds
-  EXPECT_FALSE(fs::exists(File("set.tmp-alive0")));
+  EXPECT_FALSE(fs::exists(File("set.needle-tmp-alive0")));
 }
 
 TEST_F(SetLockTest, FailedFirstShardingLeavesNoDirectory) {

@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -276,7 +276,9 @@ TEST_F(ManifestEditTest, WrongSizeOfAFileIsRefusedNamingThatFile) {
 // digests: each edit below keeps the manifest well formed with a correct hash.
 class ManifestStructureTest : public ManifestEditTest {
  protected:
-  testing::ParsedManifest Parsed() { return testing::ParseManifestText(ReadFile(Path("manifest"))); }
+  testing::ParsedManifest Parsed() {
+    return testing::ParseManifestText(ReadFile(Path("manifest")));
+  }
   // Refused by Open (with and without digests), naming `path` and saying `phrase`.
   ::testing::AssertionResult Refused(const std::string& path, const std::string& phrase) {
     for (bool verify : {true, false}) {
@@ -315,8 +317,8 @@ TEST_F(ManifestStructureTest, MovedIntervalBoundIsRefused) {
   const auto a = man.intervals[0];
   const auto b = man.intervals[1];
   const std::string moved = std::to_string(a[2] - 1);
-  Edit(IntervalLine(0) + IntervalLine(1), "interval 0 0 " + moved + "\ninterval 1 " + moved +
-                                              " " + std::to_string(b[2]) + "\n");
+  Edit(IntervalLine(0) + IntervalLine(1),
+       "interval 0 0 " + moved + "\ninterval 1 " + moved + " " + std::to_string(b[2]) + "\n");
   EXPECT_TRUE(Refused(Path("shard-0000.adj"), "interval"));
 }
 
@@ -327,8 +329,7 @@ TEST_F(ManifestStructureTest, IntervalsThatDoNotIncreaseAreRefused) {
 
 TEST_F(ManifestStructureTest, IntervalBeyondThirtyTwoBitsIsRefused) {
   const auto a = Parsed().intervals[0];
-  Edit(IntervalLine(0),
-       "interval 0 0 " + std::to_string(a[2] + (uint64_t{1} << 32)) + "\n");
+  Edit(IntervalLine(0), "interval 0 0 " + std::to_string(a[2] + (uint64_t{1} << 32)) + "\n");
   EXPECT_TRUE(Refused(Path("manifest"), ""));
 }
 

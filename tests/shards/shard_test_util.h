@@ -204,13 +204,14 @@ inline std::vector<std::string> ListDir(const std::string& dir) {
   return names;
 }
 
-// Entries next to `dir` named DIR.tmp-* or DIR.old-*: what a sharder run leaves while it works.
+// Entries next to `dir` named DIR.needle-tmp-* or DIR.needle-old-*: what a sharder run leaves
+// while it works.
 inline std::vector<std::string> Leftovers(const std::string& dir) {
   const std::filesystem::path p(dir);
   const std::string stem = p.filename().string();
   std::vector<std::string> out;
   for (const std::string& name : ListDir(p.parent_path().string())) {
-    if (name.rfind(stem + ".tmp-", 0) == 0 || name.rfind(stem + ".old-", 0) == 0) {
+    if (name.rfind(stem + ".needle-tmp-", 0) == 0 || name.rfind(stem + ".needle-old-", 0) == 0) {
       out.push_back(name);
     }
   }

@@ -693,10 +693,9 @@ TEST_F(CrashTest, KilledSharderNeverLeavesAHalfWrittenSetAndARerunCompletes) {
   EXPECT_NO_THROW(ShardSet::Open(set));
 }
 
-// What killed runs leave next to DIR (a DIR.tmp-* with partial files, a DIR.old-* moved aside)
-// is removed by the next run, whether that run rebuilds or reuses the set (docs/shards.md: "A
-// killed sharder leaves only a DIR.tmp-* (or DIR.old-*) directory, which no reader trusts and
-// the next run removes").
+// What killed runs leave next to DIR (a DIR.needle-tmp-XXXXXX with partial files, a
+// DIR.needle-old-XXXXXX moved aside) is removed by the next run, whether that run rebuilds or
+// reuses the set; what merely looks similar (the user's DIR.old-backup) is not.
 enum class NextRun { kFresh, kRebuild, kReuse };
 
 std::string NextRunName(NextRun r) {
@@ -712,12 +711,14 @@ TEST_P(LeftoversTest, NextRunRemovesTheTemporariesOfKilledRuns) {
   ShardOptions o = OptionsFor(in, 1 << 20, File("set"));
   if (GetParam() != NextRun::kFresh) {
     ShardGraph(in.path, o);
-    fs::copy(File("set"), File("set.old-4242"));
+    fs::copy(File("set"), File("set.needle-old-4242ab"));
   }
-  fs::create_directory(File("set.tmp-Ab12Cd"));
-  WriteFile(File("set.tmp-Ab12Cd/bucket-0"), std::string(4096, 'x'));
-  WriteFile(File("set.tmp-Ab12Cd/shard-0000.adj"), "NEEDLADJ");
-  fs::create_directory(File("set.tmp-zz99ZZ"));
+  fs::create_directory(File("set.needle-tmp-Ab12Cd"));
+  WriteFile(File("set.needle-tmp-Ab12Cd/bucket-0"), std::string(4096, 'x'));
+  WriteFile(File("set.needle-tmp-Ab12Cd/shard-0000.adj"), "NEEDLADJ");
+  fs::create_directory(File("set.needle-tmp-zz99ZZ"));
+  fs::create_directory(File("set.old-backup"));
+  WriteFile(File("set.old-backup/mine.txt"), "the user's");
   ASSERT_FALSE(Leftovers(File("set")).empty());
   if (GetParam() == NextRun::kRebuild) o.memory_bytes += 4096;
 
@@ -725,6 +726,7 @@ TEST_P(LeftoversTest, NextRunRemovesTheTemporariesOfKilledRuns) {
   EXPECT_EQ(report.reused, GetParam() == NextRun::kReuse);
   EXPECT_TRUE(Leftovers(File("set")).empty())
       << "left behind: " << ::testing::PrintToString(Leftovers(File("set")));
+  EXPECT_EQ(ReadFile(File("set.old-backup/mine.txt")), "the user's");
   CheckShardSet(File("set"), in.oracle, 1 << 20);
 }
 

@@ -370,7 +370,7 @@ TEST_F(IntervalCostsShardTest, LargerCostsGiveMoreIntervalsEachWithinTheBudget) 
   auto shard = [&](const std::string& name, const IntervalCosts& costs) {
     ShardOptions o = Options(n, usable, File(name), false);
     o.costs = costs;
-    const ShardReport r = ShardGraph(in.path, o);
+    ShardReport r = ShardGraph(in.path, o);
     EXPECT_EQ(r.manifest.choices.costs, costs);
     return r;
   };
@@ -495,9 +495,9 @@ TEST_F(ChoicesReuseTest, SmallerBudgetSetIsReusedForALargerOneWhenAsked) {
 // this order, built from the values of `m`.
 std::string ManifestBeforeTheChoices(const testing::ParsedManifest& m) {
   std::string body = "needle-shards " + std::to_string(kManifestVersion) + "\n";
-  for (const char* key : {"input-size", "input-mtime-ns", "input-ctime-ns", "input-content-hash",
-                          "input-path", "memory", "format", "weights", "vertices", "edges",
-                          "weighted", "intervals"}) {
+  for (const char* key :
+       {"input-size", "input-mtime-ns", "input-ctime-ns", "input-content-hash", "input-path",
+        "memory", "format", "weights", "vertices", "edges", "weighted", "intervals"}) {
     body += std::string(key) + " " + m.values.at(key) + "\n";
   }
   for (const auto& iv : m.intervals) {
