@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -86,15 +87,25 @@ void SortInterval(HugeArray<Record>& edges, HugeArray<Record>& scratch, uint64_t
     std::swap(edges, scratch);
   }
   if constexpr (Record::kWeighted) {
-    // Runs of parallel edges (equal key) by weight bits: insertion sort, they are short.
+    // Runs of parallel edges (equal key) by weight bits: insertion sort, they are short. The
+    // chunks' bounds are moved to run boundaries first, before anything moves, so that every
+    // run lies in one chunk and no thread reads what another writes.
+    constexpr uint64_t kChunks = 64;
+    std::array<uint64_t, kChunks + 1> bounds{};
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (uint64_t chunk = 0; chunk < 64; ++chunk) {
-      uint64_t begin = e * chunk / 64;
-      const uint64_t end = e * (chunk + 1) / 64;
-      // Start at a run boundary; the chunk before owns a run that crosses into this one.
-      while (begin > 0 && begin < end && edges[begin].key() == edges[begin - 1].key()) ++begin;
-      if (begin >= end) continue;  // all inside a run that an earlier chunk sorts
-      for (uint64_t i = begin; i < e && (i < end || edges[i].key() == edges[i - 1].key()); ++i) {
+    for (uint64_t chunk = 0; chunk < kChunks; ++chunk) {
+      uint64_t begin = e * chunk / kChunks;
+      while (begin > 0 && begin < e && edges[begin].key() == edges[begin - 1].key()) ++begin;
+      bounds[chunk] = begin;
+    }
+    bounds[kChunks] = e;
+    for (uint64_t chunk = 1; chunk <= kChunks; ++chunk) {
+      bounds[chunk] = std::max(bounds[chunk], bounds[chunk - 1]);
+    }
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (uint64_t chunk = 0; chunk < kChunks; ++chunk) {
+      const uint64_t begin = bounds[chunk], end = bounds[chunk + 1];
+      for (uint64_t i = begin + 1; i < end; ++i) {
         const Record r = edges[i];
         uint64_t j = i;
         for (; j > begin && r.key() == edges[j - 1].key() && RecordLess(r, edges[j - 1]); --j)
