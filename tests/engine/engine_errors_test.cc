@@ -32,6 +32,23 @@ class EngineErrorsTest : public WithTempDir<::testing::TestWithParam<IoKind>> {
     ShardInto(input, (dir() / "g.shards").string(), 4);
     return (dir() / "g.shards").string();
   }
+  // Runs PageRank on the set in `shards` and expects an Error naming `path`, at `byte` (when
+  // it is not Error::kNoPosition), saying `phrase`; and no working directory left.
+  void ExpectRunFails(const std::string& shards, const std::string& path, uint64_t byte,
+                      const std::string& phrase) {
+    const ShardSet set = ShardSet::Open(shards);  // its structure is intact
+    EngineRun run;
+    run.io = GetParam() == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
+    try {
+      RunProgram(set, apps::PageRank{}, run);
+      ADD_FAILURE() << "the run did not fail";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.path(), path) << e.what();
+      if (byte != Error::kNoPosition) EXPECT_EQ(e.byte_offset(), byte) << e.what();
+      EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(WorkDirsLeft(shards));
+  }
   bool WorkDirsLeft(const std::string& shards) {
     for (const auto& e : std::filesystem::directory_iterator(shards)) {
       if (e.path().filename().string().rfind(".needle-run-", 0) == 0) return true;
@@ -111,18 +128,7 @@ TEST_P(EngineErrorsTest, DamagedScatterIndexFailsTheRunNamingTheByte) {
   ASSERT_GT(Load64(path, 8), first + 6) << "window (0, 1) has too few runs for the test";
   Overwrite(path, first, std::string(6, '\x80'));
   Redigest(shards, name);
-  const ShardSet set = ShardSet::Open(shards);  // its structure is intact
-  EngineRun run;
-  run.io = GetParam() == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
-  try {
-    RunProgram(set, apps::PageRank{}, run);
-    FAIL() << "the run did not fail";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.path(), path) << e.what();
-    EXPECT_EQ(e.byte_offset(), first) << e.what();
-    EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
-  }
-  EXPECT_FALSE(WorkDirsLeft(shards));
+  ExpectRunFails(shards, path, first, "damaged");
 }
 
 // An in-edge whose target lies outside its shard's interval stops the run naming the byte
@@ -136,17 +142,7 @@ TEST_P(EngineErrorsTest, TargetOutsideItsIntervalFailsTheRunNamingTheByte) {
   const uint32_t outside = 0;  // vertex 0 is in interval 0
   Overwrite(path, targets_pos, std::string(reinterpret_cast<const char*>(&outside), 4));
   Redigest(shards, testing::ShardName(1, ".adj"));
-  const ShardSet set = ShardSet::Open(shards);
-  EngineRun run;
-  run.io = GetParam() == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
-  try {
-    RunProgram(set, apps::PageRank{}, run);
-    FAIL() << "the run did not fail";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.path(), path) << e.what();
-    EXPECT_EQ(e.byte_offset(), targets_pos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("outside interval 1"), std::string::npos) << e.what();
-  }
+  ExpectRunFails(shards, path, targets_pos, "outside interval 1");
 }
 
 // Only working directories no process holds are removed: not another live run's, however it
