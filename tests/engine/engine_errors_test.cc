@@ -44,7 +44,9 @@ class EngineErrorsTest : public WithTempDir<::testing::TestWithParam<IoKind>> {
       ADD_FAILURE() << "the run did not fail";
     } catch (const Error& e) {
       EXPECT_EQ(e.path(), path) << e.what();
-      if (byte != Error::kNoPosition) EXPECT_EQ(e.byte_offset(), byte) << e.what();
+      if (byte != Error::kNoPosition) {
+        EXPECT_EQ(e.byte_offset(), byte) << e.what();
+      }
       EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
     }
     EXPECT_FALSE(WorkDirsLeft(shards));
