@@ -1,6 +1,7 @@
 #include "loaders/byte_source.h"
 
 #include <lzma.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zlib.h>
@@ -8,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <memory>
-#include <vector>
 
 #include "loaders/error.h"
 #include "loaders/unique_fd.h"
@@ -89,6 +89,16 @@ class FileReader {
     }
   }
   uint64_t consumed() const { return consumed_; }
+  // A read buffer for the compressed bytes: kInputBufferBytes, or the whole file when it is a
+  // smaller regular file (small inputs then cost no 1 MiB allocation). Not zeroed: Read fills it.
+  std::unique_ptr<uint8_t[]> NewInputBuffer(size_t& bytes) const {
+    bytes = kInputBufferBytes;
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) == 0 && S_ISREG(st.st_mode)) {
+      bytes = std::clamp<size_t>(static_cast<uint64_t>(st.st_size), 4096, kInputBufferBytes);
+    }
+    return std::make_unique_for_overwrite<uint8_t[]>(bytes);
+  }
   uint64_t hash() const { return XXH3_64bits_digest(hash_.get()); }
   const std::string& path() const { return path_; }
 
@@ -112,7 +122,8 @@ class PlainSource final : public ByteSource {
 
 class GzipSource final : public ByteSource {
  public:
-  explicit GzipSource(FileReader file) : file_(std::move(file)), input_(kInputBufferBytes) {
+  explicit GzipSource(FileReader file)
+      : file_(std::move(file)), input_(file_.NewInputBuffer(input_bytes_)) {
     // 15 + 32: zlib or gzip header, detected automatically.
     if (int rc = inflateInit2(&stream_, 15 + 32); rc != Z_OK) {
       throw Error(file_.path(), "cannot start the gzip decoder: " + ZlibErrorText(rc, stream_.msg));
@@ -125,9 +136,9 @@ class GzipSource final : public ByteSource {
     stream_.avail_out = static_cast<uInt>(std::min<size_t>(capacity, UINT32_MAX));
     while (stream_.avail_out > 0) {
       if (stream_.avail_in == 0 && !eof_) {
-        size_t n = file_.Read(reinterpret_cast<char*>(input_.data()), input_.size());
+        size_t n = file_.Read(reinterpret_cast<char*>(input_.get()), input_bytes_);
         if (n == 0) eof_ = true;
-        stream_.next_in = input_.data();
+        stream_.next_in = input_.get();
         stream_.avail_in = static_cast<uInt>(n);
       }
       if (stream_.avail_in == 0 && eof_) {
@@ -156,7 +167,8 @@ class GzipSource final : public ByteSource {
 
  private:
   FileReader file_;
-  std::vector<Bytef> input_;
+  size_t input_bytes_ = 0;
+  std::unique_ptr<uint8_t[]> input_;
   z_stream stream_{};
   bool eof_ = false;
   bool in_member_ = false;
@@ -164,7 +176,8 @@ class GzipSource final : public ByteSource {
 
 class XzSource final : public ByteSource {
  public:
-  explicit XzSource(FileReader file) : file_(std::move(file)), input_(kInputBufferBytes) {
+  explicit XzSource(FileReader file)
+      : file_(std::move(file)), input_(file_.NewInputBuffer(input_bytes_)) {
     if (lzma_ret rc = lzma_stream_decoder(&stream_, UINT64_MAX, LZMA_CONCATENATED); rc != LZMA_OK) {
       throw Error(file_.path(), "cannot start the xz decoder: " + LzmaErrorText(rc));
     }
@@ -176,9 +189,9 @@ class XzSource final : public ByteSource {
     stream_.avail_out = capacity;
     while (stream_.avail_out > 0 && !done_) {
       if (stream_.avail_in == 0 && !eof_) {
-        size_t n = file_.Read(reinterpret_cast<char*>(input_.data()), input_.size());
+        size_t n = file_.Read(reinterpret_cast<char*>(input_.get()), input_bytes_);
         if (n == 0) eof_ = true;
-        stream_.next_in = input_.data();
+        stream_.next_in = input_.get();
         stream_.avail_in = n;
       }
       lzma_ret rc = lzma_code(&stream_, eof_ ? LZMA_FINISH : LZMA_RUN);
@@ -199,7 +212,8 @@ class XzSource final : public ByteSource {
 
  private:
   FileReader file_;
-  std::vector<uint8_t> input_;
+  size_t input_bytes_ = 0;
+  std::unique_ptr<uint8_t[]> input_;
   lzma_stream stream_ = LZMA_STREAM_INIT;
   bool eof_ = false;
   bool done_ = false;

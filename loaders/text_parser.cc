@@ -295,7 +295,9 @@ void TextParser::Parse(const char* data, size_t size, EdgeList& out) {
           : SelectParser<LineSyntax::kPairs>(layout_.weighted, layout_.symmetric);
   const uint64_t expansion = layout_.symmetric ? 2 : 1;
 
-#pragma omp parallel num_threads(threads_)
+  // No more threads than blocks: a small input does not wake threads it cannot use.
+  const int threads = static_cast<int>(std::clamp<size_t>(num_blocks, 1, threads_));
+#pragma omp parallel num_threads(threads)
   {
     const auto tid = static_cast<uint32_t>(omp_get_thread_num());
     EdgeBuffer& buffer = out.buffers[tid];
