@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "shards/io_backend.h"
 
@@ -16,6 +17,17 @@ struct RunSummary;
 // EngineOptions::max_iterations for "until converged" (the default).
 inline constexpr uint32_t kNoIterationLimit = UINT32_MAX;
 
+// Which transport moves the messages (transport.h; --transport).
+enum class TransportChoice {
+  kAuto,      // resident when the memory plan holds the shard set, else static windows
+  kStatic,    // static windows: every turn reads its interval's shards, writes its messages
+  kResident,  // the shard set is read once; messages stay in memory
+};
+std::string_view TransportName(TransportChoice choice);  // "auto", "static", "resident"
+
+// EngineOptions::max_inner_passes by default (bench/inner_passes: see bench/RESULTS.md).
+inline constexpr uint32_t kDefaultInnerPasses = 16;
+
 struct EngineOptions {
   uint64_t memory_bytes = uint64_t{1} << 30;  // hard budget: buffers and vertex values
   // Stop after this many iterations even if not converged (RunSummary::converged says which);
@@ -25,6 +37,11 @@ struct EngineOptions {
   IoOptions io;     // backend and O_DIRECT for the shard files
   // false: vertex values always go through the run's vertex file, even when they would fit.
   bool values_in_memory = true;
+  TransportChoice transport = TransportChoice::kAuto;
+  // Asynchronous intervals: after its turn, an interval whose vertices sent messages to each
+  // other is computed again on those messages alone, while it is loaded, until it sends none
+  // to itself or it has had this many extra passes (0: one pass per turn, synchronous).
+  uint32_t max_inner_passes = kDefaultInnerPasses;
   // Called after every iteration and once at the end; either may be empty.
   std::function<void(const IterationStats&)> on_iteration;
   std::function<void(const RunSummary&)> on_finish;

@@ -24,23 +24,35 @@ IntervalIo::Cover IntervalIo::CoverOf(uint64_t begin, uint64_t end, uint64_t uni
                static_cast<size_t>(begin - first)};
 }
 
-IntervalIo::BufferSizes IntervalIo::Sizes() const {
-  const uint32_t n = set_->num_intervals();
+IntervalIo::BufferSizes IntervalIo::Sizes(uint32_t p) const {
   BufferSizes sizes;
-  for (uint32_t p = 0; p < n; ++p) {
-    sizes.targets = std::max(sizes.targets, AlignUp(set_->header(p).num_edges * 4));
-    sizes.values = std::max(sizes.values, AlignUp(values_->FileBytes(p)));
-    sizes.runs = std::max(sizes.runs, scatter_bytes_[p]);
-    const uint64_t vertices = set_->interval_end(p) - set_->interval_begin(p);
-    sizes.degrees = std::max(sizes.degrees, 2 * (AlignUp(vertices * 4) + kDirectAlignment));
+  sizes.targets = AlignUp(set_->header(p).num_edges * 4);
+  sizes.values = AlignUp(values_->FileBytes(p));
+  sizes.runs = scatter_bytes_[p];
+  const uint64_t vertices = set_->interval_end(p) - set_->interval_begin(p);
+  sizes.degrees = 2 * (AlignUp(vertices * 4) + kDirectAlignment);
+  return sizes;
+}
+
+IntervalIo::BufferSizes IntervalIo::Sizes() const {
+  BufferSizes sizes;
+  for (uint32_t p = 0; p < set_->num_intervals(); ++p) {
+    const BufferSizes s = Sizes(p);
+    sizes.targets = std::max(sizes.targets, s.targets);
+    sizes.values = std::max(sizes.values, s.values);
+    sizes.runs = std::max(sizes.runs, s.runs);
+    sizes.degrees = std::max(sizes.degrees, s.degrees);
   }
   return sizes;
 }
 
-uint64_t IntervalIo::IntervalDataBytes() const {
-  const BufferSizes s = Sizes();
+uint64_t IntervalIo::Bytes(const BufferSizes& s) const {
   return s.targets * (use_weights_ ? 2 : 1) + s.values + s.runs + s.degrees;
 }
+
+uint64_t IntervalIo::IntervalDataBytes() const { return Bytes(Sizes()); }
+
+uint64_t IntervalIo::IntervalDataBytes(uint32_t p) const { return Bytes(Sizes(p)); }
 
 void IntervalIo::Drain(IntervalData& data) { FinishLoad(data); }
 
@@ -55,9 +67,12 @@ uint64_t IntervalIo::ScatterBytes() const {
   return largest;
 }
 
-void IntervalIo::Allocate(IntervalData& data) const {
+void IntervalIo::Allocate(IntervalData& data) const { Allocate(data, Sizes()); }
+
+void IntervalIo::Allocate(IntervalData& data, uint32_t p) const { Allocate(data, Sizes(p)); }
+
+void IntervalIo::Allocate(IntervalData& data, const BufferSizes& sizes) const {
   const uint32_t n = set_->num_intervals();
-  const BufferSizes sizes = Sizes();  // exactly what IntervalDataBytes() counts
   data.targets = AlignedBuffer(sizes.targets);
   data.values = AlignedBuffer(sizes.values);
   if (use_weights_) data.weights = AlignedBuffer(sizes.targets);
@@ -73,7 +88,7 @@ void IntervalIo::Allocate(ScatterBuffer& scatter) const {
 }
 
 void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted,
-                           bool windows_only) {
+                           bool windows_only, bool messages) {
   const uint32_t n = set_->num_intervals();
   const ShardFileHeader& header = set_->header(p);
   if (!windows_only) Drain(data);  // its buffers are about to be overwritten
@@ -100,9 +115,11 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
       if (use_weights_) {
         requests_.push_back({&weights_[p], t.offset, data.weights.data() + t.offset, t.length});
       }
-      const uint64_t v = values_->WindowOffset(p, r);
-      requests_.push_back(
-          {&values_->file(p), v, data.values.data() + v, values_->WindowOffset(p, end) - v});
+      if (messages) {
+        const uint64_t v = values_->WindowOffset(p, r);
+        requests_.push_back(
+            {&values_->file(p), v, data.values.data() + v, values_->WindowOffset(p, end) - v});
+      }
     }
     r = end;
   }

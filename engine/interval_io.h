@@ -77,15 +77,21 @@ class IntervalIo {
   // what Allocate() allocates) / of one ScatterBuffer.
   uint64_t IntervalDataBytes() const;
   uint64_t ScatterBytes() const;
+  // Bytes of one IntervalData sized for interval p alone (Allocate(data, p)); their sum over
+  // the intervals is what holding the whole shard set in memory costs.
+  uint64_t IntervalDataBytes(uint32_t p) const;
   // Waits for the reads in flight on `data`.
   void Drain(IntervalData& data);
-  void Allocate(IntervalData& data) const;
+  void Allocate(IntervalData& data) const;  // for any interval
+  void Allocate(IntervalData& data, uint32_t p) const;  // for interval p only
   void Allocate(ScatterBuffer& scatter) const;
 
   // `wanted[r]`: window (p, r) of the memory shard carries messages — only those windows'
   // targets, messages and weights are read (consecutive ones in one request). windows_only:
   // add those windows to a load of p that is already complete (no runs, no degrees).
-  void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false);
+  // messages false: the windows' targets and weights only (their messages start empty).
+  void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false,
+                 bool messages = true);
   // Reads only the degrees of p into data (and waits).
   void LoadDegrees(uint32_t p, IntervalData& data);
   void FinishLoad(IntervalData& data);
@@ -109,7 +115,10 @@ class IntervalIo {
   struct BufferSizes {
     uint64_t targets = 0, values = 0, runs = 0, degrees = 0;
   };
-  BufferSizes Sizes() const;
+  BufferSizes Sizes() const;          // the largest over the intervals
+  BufferSizes Sizes(uint32_t p) const;  // interval p's
+  void Allocate(IntervalData& data, const BufferSizes& sizes) const;
+  uint64_t Bytes(const BufferSizes& sizes) const;
   void AddDegreeRequests(uint32_t p, IntervalData& data);
 
   IoBackend* io_;

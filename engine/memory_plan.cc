@@ -9,20 +9,47 @@
 #include "shards/shard_set.h"
 
 namespace needle {
+
+std::string_view TransportName(TransportChoice choice) {
+  switch (choice) {
+    case TransportChoice::kAuto:
+      return "auto";
+    case TransportChoice::kStatic:
+      return "static";
+    case TransportChoice::kResident:
+      return "resident";
+  }
+  return "?";
+}
+
 std::string MemoryPlan::Describe() const {
-  return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + " (interval buffers " +
-         FormatMiB(interval_buffers) + ", scatter buffers " + FormatMiB(scatter_buffers) +
-         ", vertex arrays " + FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) +
-         ", overhead " + FormatMiB(kEngineOverhead) + ", vertex values " +
+  const std::string buffers =
+      transport == TransportChoice::kResident
+          ? "shard set in memory " + FormatMiB(shard_data)
+          : "interval buffers " + FormatMiB(interval_buffers) + ", scatter buffers " +
+                FormatMiB(scatter_buffers);
+  return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
+         std::string(TransportName(transport)) + " (" + buffers + ", vertex arrays " +
+         FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " +
+         FormatMiB(kEngineOverhead) + ", vertex values " +
          (resident ? "in memory " + FormatMiB(resident_values) : std::string("on disk")) + ")";
 }
 
-MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
-                      size_t vertex_width, uint64_t budget, bool allow_resident) {
+namespace {
+
+// The plan for one transport; vertex values in memory when allowed and within the budget.
+MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice transport,
+                   size_t per_vertex_width, size_t vertex_width, uint64_t budget,
+                   bool allow_resident) {
   MemoryPlan plan;
   plan.budget = budget;
-  plan.interval_buffers = 2 * io.IntervalDataBytes();
-  plan.scatter_buffers = 2 * io.ScatterBytes();
+  plan.transport = transport;
+  if (transport == TransportChoice::kResident) {
+    for (uint32_t p = 0; p < set.num_intervals(); ++p) plan.shard_data += io.IntervalDataBytes(p);
+  } else {
+    plan.interval_buffers = 2 * io.IntervalDataBytes();
+    plan.scatter_buffers = 2 * io.ScatterBytes();
+  }
   uint64_t largest = 0;
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     largest = std::max<uint64_t>(largest, set.interval_end(p) - set.interval_begin(p));
@@ -40,6 +67,32 @@ MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vert
     // the interval's values, and VertexStore's aligned staging copy of them
     plan.vertex_arrays += largest * vertex_width + AlignUp(largest * vertex_width) + 8192;
   }
+  return plan;
+}
+
+}  // namespace
+
+MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
+                      size_t vertex_width, uint64_t budget, bool allow_resident,
+                      TransportChoice transport) {
+  if (transport != TransportChoice::kStatic) {
+    const MemoryPlan resident = PlanFor(set, io, TransportChoice::kResident, per_vertex_width,
+                                        vertex_width, budget, allow_resident);
+    // auto: resident only with the vertex values in memory too (when they may be), so that
+    // nothing is read or written per iteration.
+    const bool whole = resident.resident || !allow_resident;
+    if (resident.Total() <= budget && (whole || transport == TransportChoice::kResident)) {
+      return resident;
+    }
+    if (transport == TransportChoice::kResident) {
+      throw std::invalid_argument("--memory " + FormatMiB(budget) +
+                                  " cannot hold this shard set in memory (--transport resident "
+                                  "needs " + FormatMiB(resident.Total()) + ": " +
+                                  resident.Describe() + ")");
+    }
+  }
+  const MemoryPlan plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width,
+                                  vertex_width, budget, allow_resident);
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + FormatMiB(budget) +
                                 " is too small for this shard set: its largest interval needs " +

@@ -1,17 +1,26 @@
 // MemoryPlan: what a run allocates, checked against --memory before anything is read.
 //
+// With the static windows transport (static_windows.h):
 //   2 × interval buffers   (memory shard targets, messages and weights; window runs; degrees)
 //   2 × scatter buffers    (the out-edge messages of an interval, being written back)
+// with the resident transport (resident_shards.h), instead:
+//   shard data             (every interval's buffers, each sized for its interval)
+// and for both
 //   per-vertex arrays      (accumulator, flags, and the interval's vertex values)
 //   index tables           (window index, edge value file offsets)
 //   kEngineOverhead        (code, I/O ring, thread stacks, allocator slack)
 // and, when the remaining budget holds them, all vertex values in memory (else they are read
 // and written interval by interval from a file in the run's work directory).
+//
+// TransportChoice::kAuto picks the resident transport when the shard data fits together with
+// everything else (vertex values in memory where allowed), else the static windows.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "engine/transport.h"
 
 namespace needle {
 
@@ -22,23 +31,27 @@ inline constexpr uint64_t kEngineOverhead = uint64_t{24} << 20;
 
 struct MemoryPlan {
   uint64_t budget = 0;
-  uint64_t interval_buffers = 0;  // both
-  uint64_t scatter_buffers = 0;   // both
+  TransportChoice transport = TransportChoice::kStatic;  // kStatic or kResident
+  uint64_t interval_buffers = 0;  // both (static windows)
+  uint64_t scatter_buffers = 0;   // both (static windows)
+  uint64_t shard_data = 0;        // the whole shard set (resident)
   uint64_t vertex_arrays = 0;
   uint64_t tables = 0;
   uint64_t resident_values = 0;  // 0 when vertex values go through a file
-  bool resident = false;
+  bool resident = false;         // vertex values in memory
   uint64_t Total() const {
-    return interval_buffers + scatter_buffers + vertex_arrays + tables + resident_values +
-           kEngineOverhead;
+    return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
+           resident_values + kEngineOverhead;
   }
   std::string Describe() const;  // one line
 };
 
-// Throws std::invalid_argument, with the figures, when the largest interval does not fit.
+// Throws std::invalid_argument, with the figures, when the largest interval does not fit (or,
+// for TransportChoice::kResident, the whole set).
 // per_vertex_width: the accumulator and outgoing message of one vertex.
 // allow_resident: keep all vertex values in memory when they fit.
 MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
-                      size_t vertex_width, uint64_t budget, bool allow_resident = true);
+                      size_t vertex_width, uint64_t budget, bool allow_resident = true,
+                      TransportChoice transport = TransportChoice::kAuto);
 
 }  // namespace needle

@@ -65,12 +65,15 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "changed_vertices", s.changed_vertices);
   AppendNumber(out, "intervals_computed", uint64_t{s.intervals_computed});
   AppendNumber(out, "intervals_cleared", uint64_t{s.intervals_cleared});
+  AppendNumber(out, "inner_passes", s.inner_passes);
+  AppendNumber(out, "inner_passes_max", uint64_t{s.inner_passes_max});
   return Close(std::move(out));
 }
 
 std::string ToJson(const RunSummary& s) {
   std::string out = "{\"type\":\"summary\",\"program\":\"" + s.program + "\",\"io_backend\":\"" +
                     s.io_backend + "\",\"direct\":" + (s.direct ? "true" : "false") +
+                    ",\"transport\":\"" + s.transport + '"' +
                     ",\"converged\":" + (s.converged ? "true" : "false") + ',';
   AppendNumber(out, "iterations", uint64_t{s.iterations});
   if (s.iteration_limit == kNoIterationLimit) {
@@ -79,6 +82,8 @@ std::string ToJson(const RunSummary& s) {
     AppendNumber(out, "iteration_limit", uint64_t{s.iteration_limit});
   }
   AppendTimesAndTraffic(out, s);
+  AppendNumber(out, "inner_passes", s.inner_passes);
+  AppendNumber(out, "max_inner_passes", uint64_t{s.max_inner_passes});
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);
   AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});

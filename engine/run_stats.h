@@ -23,12 +23,15 @@ struct IterationStats {
   uint64_t changed_vertices = 0;  // vertices whose change was scattered
   uint32_t intervals_computed = 0;
   uint32_t intervals_cleared = 0;  // not computed, but their old messages overwritten
+  uint64_t inner_passes = 0;       // extra passes of intervals over their own messages
+  uint32_t inner_passes_max = 0;   // the most one interval took
 };
 
 struct RunSummary {
   std::string program;
   std::string io_backend;  // "io_uring" or "pread"
   bool direct = false;     // O_DIRECT in use for the shard files
+  std::string transport;   // "static" or "resident" (TransportName)
   uint32_t iterations = 0;
   bool converged = false;        // false: stopped by the iteration limit first
   uint32_t iteration_limit = 0;  // EngineOptions::max_iterations (kNoIterationLimit: none)
@@ -39,6 +42,8 @@ struct RunSummary {
   IoCounters io;
   uint64_t edges_loaded = 0;
   uint64_t edges_changed = 0;
+  uint64_t inner_passes = 0;      // all iterations' IterationStats::inner_passes
+  uint32_t max_inner_passes = 0;  // EngineOptions::max_inner_passes
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;
   uint32_t num_intervals = 0;

@@ -41,6 +41,8 @@ struct RunConfig {
   MemorySize memory{uint64_t{1} << 30};
   std::string io = "auto";
   bool direct = false;
+  std::string transport = "auto";
+  Whole<uint32_t> inner_passes{kDefaultInnerPasses};
   bool skip_verify = false;
   std::string out;
   std::string stats;
@@ -358,6 +360,15 @@ int RunRun(const std::vector<std::string>& args) {
       "memory budget for sharding and for the run (e.g. 512M, 4G)");
   add("io", po::value(&io)->default_value("auto"), "I/O backend: auto, uring, pread");
   add("direct", po::bool_switch(&c.direct), "read and write shard files with O_DIRECT");
+  add("transport", po::value(&c.transport)->default_value("auto"),
+      "how messages move: resident (the shard set is read once and the run stays in memory), "
+      "static (every iteration reads the shards and writes messages to disk), or auto: "
+      "resident when --memory holds the set");
+  add("inner-passes",
+      po::value(&c.inner_passes)
+          ->default_value(Whole<uint32_t>{kDefaultInnerPasses}, std::to_string(kDefaultInnerPasses)),
+      "asynchronous intervals: recompute an interval on the messages its vertices sent each "
+      "other, at most this many extra times per turn (0: one pass per turn)");
   add("out", po::value(&c.out),
       "write one line per vertex: id<TAB>value (FILE, a device or FIFO, or - for stdout)");
   add("stats", po::value(&c.stats), "write per-iteration statistics as JSON lines");
@@ -421,6 +432,16 @@ int RunRun(const std::vector<std::string>& args) {
     throw UsageError(std::string("--io: ") + e.what());
   }
   engine.io.direct = c.direct;
+  if (c.transport == "auto") {
+    engine.transport = TransportChoice::kAuto;
+  } else if (c.transport == "static") {
+    engine.transport = TransportChoice::kStatic;
+  } else if (c.transport == "resident") {
+    engine.transport = TransportChoice::kResident;
+  } else {
+    throw UsageError("--transport must be auto, static or resident, not '" + c.transport + "'");
+  }
+  engine.max_inner_passes = c.inner_passes.value;
   std::FILE* say = c.say;
   engine.log = [say](const std::string& line) {
     std::fprintf(say, "%s\n", line.c_str());

@@ -1,6 +1,7 @@
 // The three apps against their serial oracles (tests/oracles), on tiny graphs of every shape and
-// on the real datasets, at one and several intervals, on both I/O backends. The suite runs at
-// 1 and 2 threads (ctest registers both).
+// on the real datasets, at one and several intervals, on both I/O backends, with the static
+// windows (one pass per turn, and with inner passes) and the resident transport. The suite runs
+// at 1 and 2 threads (ctest registers both).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,11 +50,13 @@ std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
 class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
  protected:
   uint32_t parts() const { return std::get<0>(GetParam()); }
-  EngineRun Run() const {
+  EngineRun Run(Mode mode) const {
     EngineRun run;
     run.io = std::get<1>(GetParam()) == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
+    run.Use(mode);
     return run;
   }
+  static constexpr Mode kModes[] = {Mode::kStaticSync, Mode::kStaticAsync, Mode::kResidentAsync};
   std::string Write(const TinyGraph& g) {
     const std::string path = dir().string() + "/" + g.name + g.suffix;
     WriteFile(path, g.text);
@@ -68,9 +71,12 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
     const std::vector<double> expected = oracle::PageRank(g);
     apps::PageRank program;
     program.tolerance = 1e-5f;
-    std::vector<double> actual;
-    for (const auto& v : RunProgram(set, program, Run())) actual.push_back(v.rank);
-    EXPECT_EQ(oracle::CompareValues(expected, actual, 1e-4, 1e-4), "");
+    for (Mode mode : kModes) {
+      SCOPED_TRACE(ModeName(mode));
+      std::vector<double> actual;
+      for (const auto& v : RunProgram(set, program, Run(mode))) actual.push_back(v.rank);
+      EXPECT_EQ(oracle::CompareValues(expected, actual, 1e-4, 1e-4), "");
+    }
   }
 
   void CheckComponents(const std::string& input, const std::string& label) {
@@ -78,9 +84,13 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
     const ShardSet set = ShardInto(input, Shards(label + ".sym"), parts(), /*symmetrize=*/true);
     const Csr g = LoadCsr(input);
     const std::vector<uint32_t> expected = oracle::ConnectedComponents(g);
-    const std::vector<uint32_t> actual = RunProgram(set, apps::ConnectedComponents{}, Run());
-    EXPECT_EQ(oracle::ComparePartition(expected, actual), "");
-    EXPECT_EQ(actual, expected) << "labels are the smallest vertex id of each component";
+    for (Mode mode : kModes) {
+      SCOPED_TRACE(ModeName(mode));
+      const std::vector<uint32_t> actual =
+          RunProgram(set, apps::ConnectedComponents{}, Run(mode));
+      EXPECT_EQ(oracle::ComparePartition(expected, actual), "");
+      EXPECT_EQ(actual, expected) << "labels are the smallest vertex id of each component";
+    }
   }
 
   void CheckShortestPaths(const std::string& input, const std::string& label,
@@ -93,16 +103,19 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
     program.sources.fill(kNoVertex);
     ASSERT_LE(sources.size(), 4u);
     std::copy(sources.begin(), sources.end(), program.sources.begin());
-    const auto distances = RunProgram(set, program, Run());
-    ASSERT_EQ(distances.size(), g.num_vertices);
-    for (size_t k = 0; k < sources.size(); ++k) {
-      std::vector<double> actual;
-      for (const auto& d : distances) actual.push_back(d[k]);
-      EXPECT_EQ(oracle::CompareValues(expected[k], actual, 1e-5, 1e-4), "")
-          << "source " << sources[k];
-    }
-    for (const auto& d : distances) {
-      EXPECT_TRUE(std::isinf(d[3])) << "an unused source slot reaches nothing";
+    for (Mode mode : kModes) {
+      SCOPED_TRACE(ModeName(mode));
+      const auto distances = RunProgram(set, program, Run(mode));
+      ASSERT_EQ(distances.size(), g.num_vertices);
+      for (size_t k = 0; k < sources.size(); ++k) {
+        std::vector<double> actual;
+        for (const auto& d : distances) actual.push_back(d[k]);
+        EXPECT_EQ(oracle::CompareValues(expected[k], actual, 1e-5, 1e-4), "")
+            << "source " << sources[k];
+      }
+      for (const auto& d : distances) {
+        EXPECT_TRUE(std::isinf(d[3])) << "an unused source slot reaches nothing";
+      }
     }
   }
 };

@@ -26,7 +26,9 @@ TEST_F(EngineOptionsTest, DefaultRunsToConvergence) {
   for (int i = 0; i + 1 < 300; ++i) text += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
   WriteFile((dir() / "chain.el").string(), text);
   const ShardSet set = ShardInto((dir() / "chain.el").string(), (dir() / "set").string(), 1, true);
-  Engine<CC> engine(set, CC{}, EngineOptions{});
+  EngineOptions options;
+  options.max_inner_passes = 0;  // a label moves one hop per iteration, 299 hops
+  Engine<CC> engine(set, CC{}, options);
   const RunSummary summary = engine.Run();
   EXPECT_TRUE(summary.converged);
   EXPECT_GT(summary.iterations, 200u);  // more than the old default of 100
@@ -53,6 +55,7 @@ TEST_F(EngineOptionsTest, DirectRunsUseTheBuffersTheyRegister) {
     options.io.kind = IoKind::kUring;
     options.io.direct = true;
     options.io.register_buffers = registered;
+    options.transport = TransportChoice::kStatic;  // the transport that reads per turn
     Engine<apps::PageRank> engine(set, apps::PageRank{}, options);
     if (registered && !engine.buffers_registered()) {
       GTEST_SKIP() << "the kernel refused to register the buffers (RLIMIT_MEMLOCK)";

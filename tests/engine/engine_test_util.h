@@ -53,8 +53,38 @@ inline ShardSet ShardInto(const std::string& input, const std::string& dir, uint
   return ShardSet::Open(dir);
 }
 
+// How messages move in a test run: the transport, and whether intervals run asynchronously
+// (inner passes) or one pass per turn.
+enum class Mode { kStaticSync, kStaticAsync, kResidentSync, kResidentAsync };
+inline std::string ModeName(Mode m) {
+  switch (m) {
+    case Mode::kStaticSync:
+      return "static_sync";
+    case Mode::kStaticAsync:
+      return "static_async";
+    case Mode::kResidentSync:
+      return "resident_sync";
+    case Mode::kResidentAsync:
+      return "resident_async";
+  }
+  return "?";
+}
+inline TransportChoice TransportOf(Mode m) {
+  return m == Mode::kStaticSync || m == Mode::kStaticAsync ? TransportChoice::kStatic
+                                                           : TransportChoice::kResident;
+}
+inline bool IsAsync(Mode m) { return m == Mode::kStaticAsync || m == Mode::kResidentAsync; }
+inline constexpr Mode kAllModes[] = {Mode::kStaticSync, Mode::kStaticAsync, Mode::kResidentSync,
+                                     Mode::kResidentAsync};
+
 struct EngineRun {
   IoKind io = IoKind::kPread;
+  TransportChoice transport = TransportChoice::kAuto;
+  uint32_t max_inner_passes = kDefaultInnerPasses;
+  void Use(Mode m) {
+    transport = TransportOf(m);
+    max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
+  }
   uint64_t memory = 256 * kMiB;
   uint32_t max_iterations = 10000;
   bool direct = false;
@@ -73,6 +103,8 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.io.direct = run.direct;
   options.io.direct_alignment = run.direct_alignment;
   options.values_in_memory = run.values_in_memory;
+  options.transport = run.transport;
+  options.max_inner_passes = run.max_inner_passes;
   if (stats != nullptr)
     options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };
   Engine<Program> engine(set, std::move(program), options);

@@ -119,6 +119,41 @@ TEST_F(RunCliTest, ComponentsAndShortestPathsMatchOracles) {
   }
 }
 
+TEST_F(RunCliTest, TransportAndInnerPassesAreChosenAndReported) {
+  const std::string input = Graph("g.txt", kGraph);
+  const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
+  // auto picks resident on a set this small; each choice gives the oracle's labels and says
+  // which transport ran in the log line and in the stats summary.
+  for (const std::string transport : {"auto", "static", "resident"}) {
+    for (const std::string passes : {"0", "3"}) {
+      SCOPED_TRACE(transport + " " + passes);
+      const std::string stats = Path("s-" + transport + passes + ".jsonl");
+      const Result r = Needle("run cc " + ShellQuote(input) + " --memory 128M --transport " +
+                              transport + " --inner-passes " + passes + " --stats " +
+                              ShellQuote(stats) + " --out " + ShellQuote(Path("cc.txt")));
+      ASSERT_EQ(r.status, 0) << r.err;
+      const std::string ran = transport == "static" ? "static" : "resident";
+      EXPECT_NE(r.out.find("transport " + ran), std::string::npos) << r.out;
+      std::ifstream in(stats);
+      std::string line, summary;
+      while (std::getline(in, line)) summary = line;
+      EXPECT_NE(summary.find("\"transport\":\"" + ran + "\""), std::string::npos) << summary;
+      EXPECT_NE(summary.find("\"max_inner_passes\":" + passes), std::string::npos) << summary;
+      std::vector<uint32_t> labels;
+      for (const auto& row : ReadValues(Path("cc.txt")))
+        labels.push_back(static_cast<uint32_t>(row.at(0)));
+      EXPECT_EQ(labels, expected);
+    }
+  }
+  Result r = Needle("run cc " + ShellQuote(input) + " --transport sometimes");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--transport must be auto, static or resident"), std::string::npos)
+      << r.err;
+  r = Needle("run cc " + ShellQuote(input) + " --inner-passes -1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--inner-passes"), std::string::npos) << r.err;
+}
+
 TEST_F(RunCliTest, RunsOnAShardSetAndReusesIt) {
   const std::string input = Graph("g.txt", kGraph);
   ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --memory 128M").status, 0);

@@ -1,0 +1,216 @@
+#include "engine/static_windows.h"
+
+#include <chrono>
+#include <cstring>
+#include <utility>
+
+namespace needle {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+}  // namespace
+
+StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
+                             std::vector<std::byte> identity, IterationStats& stats)
+    : Transport(set.num_intervals()),
+      set_(&set),
+      io_(&io),
+      edges_(&edges),
+      identity_(std::move(identity)),
+      stats_(&stats),
+      wanted_(set.num_intervals(), 0),
+      write_(set.num_intervals(), 0) {
+  for (auto& d : data_) io.Allocate(d);
+  for (auto& s : scatter_) io.Allocate(s);
+}
+
+StaticWindows::~StaticWindows() {
+  try {
+    Finish();
+  } catch (...) {  // a run that threw has reported its error already
+  }
+}
+
+std::vector<AlignedBuffer*> StaticWindows::Buffers() {
+  std::vector<AlignedBuffer*> buffers;
+  for (auto& d : data_) {
+    for (AlignedBuffer* b : {&d.targets, &d.values, &d.weights, &d.runs, &d.degrees}) {
+      buffers.push_back(b);
+    }
+  }
+  for (auto& s : scatter_) buffers.push_back(&s.bytes);
+  return buffers;
+}
+
+const IntervalData& StaticWindows::Degrees(uint32_t p) {
+  io_->LoadDegrees(p, data_[1]);
+  return data_[1];
+}
+
+void StaticWindows::Start(uint32_t first) {
+  std::fill(carries_.begin(), carries_.end(), 0);  // the files start without messages
+  if (first != kNoInterval) io_->StartLoad(first, data_[0], Wanted(first, kNoInterval));
+}
+
+void StaticWindows::Finish() {
+  for (auto& d : data_) {
+    io_->Drain(d);
+    d.interval = kNoInterval;
+  }
+  for (auto& s : scatter_) io_->FinishWriteBack(s);
+}
+
+const uint8_t* StaticWindows::Wanted(uint32_t q, uint32_t current) {
+  for (uint32_t r = 0; r < n_; ++r) {
+    wanted_[r] = carries_[Index(q, r)] | (r == current ? 1 : 0);
+  }
+  return wanted_.data();
+}
+
+IntervalData& StaticWindows::Acquire(uint32_t p) {
+  for (auto& d : data_) {
+    if (d.interval == p) {
+      const auto t = Clock::now();
+      io_->FinishLoad(d);
+      stats_->io_wait_seconds += Since(t);
+      return d;
+    }
+  }
+  // Not prefetched (the guess was wrong): drop what is in flight and read p now.
+  const auto t = Clock::now();
+  for (auto& d : data_) {
+    io_->FinishLoad(d);
+    d.interval = kNoInterval;
+  }
+  io_->StartLoad(p, data_[0], Wanted(p, kNoInterval));
+  io_->FinishLoad(data_[0]);
+  stats_->io_wait_seconds += Since(t);
+  return data_[0];
+}
+
+// Reads the windows of data's memory shard that carry messages but were not loaded.
+void StaticWindows::LoadMissing(IntervalData& data) {
+  const uint32_t p = data.interval;
+  bool any = false;
+  for (uint32_t r = 0; r < n_; ++r) {
+    wanted_[r] = carries_[Index(p, r)] && !data.loaded[r];
+    any = any || wanted_[r];
+  }
+  if (!any) return;
+  const auto t = Clock::now();
+  io_->StartLoad(p, data, wanted_.data(), /*windows_only=*/true);
+  io_->FinishLoad(data);
+  stats_->io_wait_seconds += Since(t);
+}
+
+// Windows of p written by an interval whose write-back may have been in flight when p's reads
+// were issued come from that interval's scatter buffer instead (older buffer first).
+void StaticWindows::Patch(IntervalData& data) {
+  const uint32_t p = data.interval;
+  const int order[2] = {sequence_[0] <= sequence_[1] ? 0 : 1, sequence_[0] <= sequence_[1] ? 1 : 0};
+  for (int i : order) {
+    const ScatterBuffer& s = scatter_[i];
+    if (s.interval == kNoInterval) continue;
+    const uint64_t bytes = edges_->WindowBytes(p, s.interval);
+    if (bytes == 0) continue;
+    std::memcpy(data.values.data() + edges_->WindowOffset(p, s.interval),
+                s.bytes.data() + s.offsets[p], bytes);
+  }
+}
+
+// Starts interval p's turn: the scatter buffer it will fill (whose older write-back is waited
+// for first, so that no read issued from here on can see a write in progress that no buffer
+// still holds), and the reads of `prefetch` (kNoInterval: none).
+ScatterBuffer& StaticWindows::BeginTurn(uint32_t p, uint32_t prefetch) {
+  const int mine = sequence_[0] <= sequence_[1] ? 0 : 1;
+  ScatterBuffer& out = scatter_[mine];
+  const auto t = Clock::now();
+  io_->FinishWriteBack(out);
+  stats_->write_back_seconds += Since(t);
+  // A prefetched interval's reads may have run while this buffer was being written: patch
+  // them from it now, before its contents are gone.
+  for (auto& d : data_) {
+    if (d.interval == kNoInterval || d.interval == p || out.interval == kNoInterval) continue;
+    io_->FinishLoad(d);
+    const uint64_t bytes = edges_->WindowBytes(d.interval, out.interval);
+    if (bytes == 0) continue;
+    std::memcpy(d.values.data() + edges_->WindowOffset(d.interval, out.interval),
+                out.bytes.data() + out.offsets[d.interval], bytes);
+  }
+  out.interval = kNoInterval;  // its old contents are on disk now
+  if (prefetch != kNoInterval && prefetch != p) {
+    IntervalData* slot = nullptr;
+    for (auto& d : data_) {
+      if (d.interval != p && !d.in_flight) slot = &d;
+    }
+    if (slot != nullptr && data_[0].interval != prefetch && data_[1].interval != prefetch) {
+      io_->StartLoad(prefetch, *slot, Wanted(prefetch, p));
+    }
+  }
+  io_->Prepare(p, out);
+  sequence_[mine] = ++turns_;
+  return out;
+}
+
+const IntervalData& StaticWindows::BeginCompute(uint32_t p, uint32_t next) {
+  IntervalData& data = Acquire(p);
+  LoadMissing(data);
+  Patch(data);
+  out_ = &BeginTurn(p, next);
+  current_ = &data;
+  return data;
+}
+
+void StaticWindows::LoadOwnWindow() {
+  const uint32_t p = current_->interval;
+  if (current_->loaded[p]) return;
+  std::fill(wanted_.begin(), wanted_.end(), 0);
+  wanted_[p] = 1;
+  const auto t = Clock::now();
+  // Not its messages: those of this turn are in the scatter buffer.
+  io_->StartLoad(p, *current_, wanted_.data(), /*windows_only=*/true, /*messages=*/false);
+  io_->FinishLoad(*current_);
+  stats_->io_wait_seconds += Since(t);
+}
+
+void StaticWindows::WriteQuiet() {
+  const uint32_t p = out_->interval;
+  const size_t width = identity_.size();
+  for (uint32_t q = 0; q < n_; ++q) {
+    write_[q] = carries_[Index(q, p)];
+    carries_[Index(q, p)] = 0;
+    // Every window, written or not: a prefetched interval is patched from all of them.
+    std::byte* window = OutWindow(q);
+    const uint64_t edges = set_->Window(q, p + 1).first_edge - set_->Window(q, p).first_edge;
+    for (uint64_t e = 0; e < edges; ++e) std::memcpy(window + e * width, identity_.data(), width);
+  }
+  io_->StartWriteBack(*out_, write_);
+}
+
+void StaticWindows::EndCompute(const uint8_t* carries) {
+  if (carries == nullptr) {
+    WriteQuiet();
+  } else {
+    const uint32_t p = out_->interval;
+    for (uint32_t q = 0; q < n_; ++q) {
+      write_[q] = carries[q] || carries_[Index(q, p)];
+      carries_[Index(q, p)] = carries[q];
+    }
+    io_->StartWriteBack(*out_, write_);
+  }
+  current_->interval = kNoInterval;  // consumed: the next turn of p reads it again
+  current_ = nullptr;
+  out_ = nullptr;
+}
+
+void StaticWindows::Clear(uint32_t p) {
+  out_ = &BeginTurn(p, kNoInterval);
+  WriteQuiet();
+  out_ = nullptr;
+}
+
+}  // namespace needle

@@ -1,0 +1,79 @@
+// StaticWindows: the transport of Parallel Sliding Windows over the static shards. Every turn
+// of interval p reads p's memory shard (the windows that carry messages: their targets,
+// messages and weights), p's scatter index and degrees, and writes the messages p sends into
+// window (q, p) of every shard q's edge value file — through two interval buffers (the next
+// interval's reads are in flight while p computes) and two scatter buffers (p's write-back is
+// in flight while the next interval computes).
+//
+// Exactly once: window (q, p) is written at p's turn and read at q's next turn. A read of q
+// issued while p's write-back was still in flight is patched from p's scatter buffer (older
+// buffer first), and a scatter buffer is not reused before its write-back completes and every
+// interval loaded meanwhile has been patched from it. A window that carries no message is
+// neither read nor rewritten; one whose messages were consumed is overwritten with identity()
+// by its source interval's next turn, or by Clear() when that interval is not computed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/edge_value_files.h"
+#include "engine/interval_io.h"
+#include "engine/run_stats.h"
+#include "engine/transport.h"
+#include "shards/shard_set.h"
+
+namespace needle {
+
+class StaticWindows final : public Transport {
+ public:
+  // identity: the bytes of the program's identity() message (one edge's worth). Reads and
+  // writes go through `io`; waits are added to stats.io_wait_seconds / write_back_seconds.
+  StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
+                std::vector<std::byte> identity, IterationStats& stats);
+  ~StaticWindows() override;
+
+  TransportChoice kind() const override { return TransportChoice::kStatic; }
+  const IntervalData& Degrees(uint32_t p) override;
+  void Start(uint32_t first) override;
+  const IntervalData& BeginCompute(uint32_t p, uint32_t next) override;
+  void LoadOwnWindow() override;
+  std::byte* OutWindow(uint32_t q) override { return out_->bytes.data() + out_->offsets[q]; }
+  void EndCompute(const uint8_t* carries) override;
+  void Clear(uint32_t p) override;
+  void Finish() override;
+  uint64_t WindowOffset(uint32_t p, uint32_t r) const override {
+    return edges_->WindowOffset(p, r);
+  }
+
+  // The I/O buffers, for registering them with the ring.
+  std::vector<AlignedBuffer*> Buffers();
+
+ private:
+  IntervalData& Acquire(uint32_t p);
+  void LoadMissing(IntervalData& data);
+  void Patch(IntervalData& data);
+  ScatterBuffer& BeginTurn(uint32_t p, uint32_t prefetch);
+  // Fills out_'s windows with identity() and writes back those that carried messages.
+  void WriteQuiet();
+  // The windows of memory shard q a load should read: those with messages, and the one the
+  // interval computing now (`current`) may be about to fill.
+  const uint8_t* Wanted(uint32_t q, uint32_t current);
+
+  const ShardSet* set_;
+  IntervalIo* io_;
+  const EdgeValueFiles* edges_;
+  std::vector<std::byte> identity_;
+  IterationStats* stats_;
+
+  IntervalData data_[2];
+  ScatterBuffer scatter_[2];
+  uint64_t sequence_[2] = {0, 0};  // which scatter buffer was written last
+  uint64_t turns_ = 0;
+  IntervalData* current_ = nullptr;  // the interval computing now
+  ScatterBuffer* out_ = nullptr;     // its scatter buffer
+  std::vector<uint8_t> wanted_;      // scratch: the windows a load asks for
+  std::vector<uint8_t> write_;       // scratch: the windows a write-back writes
+};
+
+}  // namespace needle

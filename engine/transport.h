@@ -1,0 +1,76 @@
+// Transport: how messages travel between intervals. The engine (engine.h) keeps the schedule
+// and the per-vertex gather, apply and scatter; a transport owns what a turn loads, where the
+// messages an interval sends are put, patching and clearing, and the I/O that costs.
+//
+// The messages on the edges of shard p are laid out window by window, window (p, r) holding
+// those of its edges whose source lies in interval r, at WindowOffset(p, r) in p's message
+// array (EdgeValueFiles' layout). A window either carries messages (Carries(p, r): every edge
+// of it holds a message or identity) or holds nothing that may be read.
+//
+// One turn of interval p, as the engine drives it:
+//   const IntervalData& in = BeginCompute(p, next);   // p's in-edges and their messages
+//   ... gather from the windows (p, r) that Carries(), apply ...
+//   OutWindow(q) for every q: write window (q, p)'s messages (every edge)
+//   EndCompute(carries);  // carries[q]: window (q, p) now holds a message other than identity
+// or, for an interval that is not computed but whose out-edges still carry old messages,
+//   Clear(p);
+//
+// Exactly once: a message written into window (q, p) during p's turn is read by q's next turn
+// and by no other; the window is overwritten (or cleared) at p's next turn, which the schedule
+// puts after q's. docs/engine.md states this for each transport.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "engine/engine_options.h"
+#include "engine/interval_io.h"
+
+namespace needle {
+
+class Transport {
+ public:
+  explicit Transport(uint32_t num_intervals)
+      : n_(num_intervals), carries_(static_cast<size_t>(num_intervals) * num_intervals, 0) {}
+  virtual ~Transport() = default;
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  virtual TransportChoice kind() const = 0;  // kStatic or kResident
+
+  // Interval p's out- and in-degrees, before the first iteration (valid until the next call).
+  virtual const IntervalData& Degrees(uint32_t p) = 0;
+  // The run begins: no window carries messages; interval `first` is computed first.
+  virtual void Start(uint32_t first) = 0;
+  // Interval p's turn: its in-edges (targets, weights), the messages of the windows that carry
+  // them, the runs of its out-edges and its degrees. `next`: the interval expected after p
+  // (kNoInterval: none), whose reads may start now.
+  virtual const IntervalData& BeginCompute(uint32_t p, uint32_t next) = 0;
+  // Makes the targets (and weights) of window (p, p) available in the IntervalData of p's
+  // turn, for passes over the messages p sends itself (their messages are in OutWindow(p)).
+  virtual void LoadOwnWindow() = 0;
+  // Where window (q, p)'s messages go during p's turn.
+  virtual std::byte* OutWindow(uint32_t q) = 0;
+  // Ends p's turn. carries[q]: window (q, p) holds a message; nullptr: no window does (the
+  // windows were not written).
+  virtual void EndCompute(const uint8_t* carries) = 0;
+  // p is not computed this iteration, but its out-edges carry messages of an earlier turn
+  // that have been consumed: they must not be read again.
+  virtual void Clear(uint32_t p) = 0;
+  // Waits for every transfer in flight (the end of a run, or a run that threw).
+  virtual void Finish() = 0;
+
+  // Byte offset of window (p, r)'s messages in p's message array (r = P: its size).
+  virtual uint64_t WindowOffset(uint32_t p, uint32_t r) const = 0;
+  bool Carries(uint32_t p, uint32_t r) const { return carries_[Index(p, r)] != 0; }
+
+ protected:
+  size_t Index(uint32_t p, uint32_t r) const { return static_cast<size_t>(p) * n_ + r; }
+  uint32_t n_;
+  // Per window, shard-major: window (p, r) carries messages.
+  std::vector<uint8_t> carries_;
+};
+
+}  // namespace needle
