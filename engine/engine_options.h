@@ -24,6 +24,7 @@ enum class TransportChoice {
   kResident,  // the shard set is read once; messages stay in memory
 };
 std::string_view TransportName(TransportChoice choice);  // "auto", "static", "resident"
+TransportChoice ParseTransport(std::string_view name);   // throws std::invalid_argument
 
 // EngineOptions::max_inner_passes by default (bench/inner_passes: see bench/RESULTS.md).
 inline constexpr uint32_t kDefaultInnerPasses = 16;

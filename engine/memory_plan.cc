@@ -22,6 +22,15 @@ std::string_view TransportName(TransportChoice choice) {
   return "?";
 }
 
+TransportChoice ParseTransport(std::string_view name) {
+  for (TransportChoice c :
+       {TransportChoice::kAuto, TransportChoice::kStatic, TransportChoice::kResident}) {
+    if (name == TransportName(c)) return c;
+  }
+  throw std::invalid_argument("must be auto, static or resident, not '" + std::string(name) +
+                              "'");
+}
+
 std::string MemoryPlan::Describe() const {
   const std::string buffers =
       transport == TransportChoice::kResident

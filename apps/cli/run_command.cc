@@ -432,14 +432,10 @@ int RunRun(const std::vector<std::string>& args) {
     throw UsageError(std::string("--io: ") + e.what());
   }
   engine.io.direct = c.direct;
-  if (c.transport == "auto") {
-    engine.transport = TransportChoice::kAuto;
-  } else if (c.transport == "static") {
-    engine.transport = TransportChoice::kStatic;
-  } else if (c.transport == "resident") {
-    engine.transport = TransportChoice::kResident;
-  } else {
-    throw UsageError("--transport must be auto, static or resident, not '" + c.transport + "'");
+  try {
+    engine.transport = ParseTransport(c.transport);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--transport ") + e.what());
   }
   engine.max_inner_passes = c.inner_passes.value;
   std::FILE* say = c.say;
