@@ -162,6 +162,16 @@ class Engine {
   // number of vertices that changed.
   uint64_t Pass(uint32_t p, uint32_t iteration, const IntervalData& data, VertexValue* values,
                 bool inner);
+  // own_start_: where each vertex of p's out-edges in window (p, p) start (relative to the
+  // window's first edge), from the window's runs.
+  void FindOwnRuns(uint32_t p, const IntervalData& data);
+  // Whether the message of `source` on its edge to `target` (both in p, offsets from its first
+  // vertex) was consumed in the pass that sent it: same sweep block, target after the source in
+  // the sweep's direction.
+  bool Fresh(uint32_t source, uint32_t target) const {
+    return sweep_ && source / kSweepBlock == target / kSweepBlock &&
+           (forward_ ? target > source : target < source);
+  }
   // Fills window (q, p) of every shard q with the messages of its sources, and carries_.
   // merge: window (q, p) for q != p already holds this turn's earlier messages; a new one is
   // combined into them (kAggregation) and identity() leaves them as they are.
@@ -190,6 +200,13 @@ class Engine {
   std::vector<uint8_t> pending_;  // per interval: some in-edge carries a message
   std::vector<uint8_t> dirty_;    // per interval: its out-edges carry messages
   std::vector<uint8_t> carries_;  // per shard q: window (q, p) of this turn carries messages
+  // Sweeps (asynchronous intervals): a pass applies the vertices of each block of
+  // kSweepBlock in order (forward or backward), and a message to a later vertex of the same
+  // block is gathered at once. Blocks are fixed, so results do not depend on the thread count.
+  static constexpr uint32_t kSweepBlock = 4096;
+  bool sweep_ = false;
+  bool forward_ = true;
+  std::vector<uint64_t> own_start_;  // per vertex of p + 1 (FindOwnRuns)
 };
 
 template <GasProgram Program>
@@ -233,6 +250,14 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
       stats_.edges_loaded += set_.Window(p, r + 1).first_edge - set_.Window(p, r).first_edge;
     }
   }
+  // Asynchronous intervals also make a message inside a block of p visible in the same pass.
+  sweep_ = options_.max_inner_passes > 0 &&
+           set_.Window(p, p + 1).first_edge > set_.Window(p, p).first_edge;
+  if (sweep_) {
+    transport_->LoadOwnWindow();
+    FindOwnRuns(p, data);
+  }
+  forward_ = true;
   if (Pass(p, iteration, data, values, /*inner=*/false) == 0) {
     // No vertex of p changed: every message is identity, and no runs need decoding.
     transport_->EndCompute(nullptr);
@@ -243,6 +268,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     uint32_t passes = 0;
     while (carries_[p] && passes < options_.max_inner_passes) {
       ++passes;
+      forward_ = passes % 2 == 0;  // sweeps alternate: backward, forward, ...
       if (Pass(p, iteration, data, values, /*inner=*/true) == 0) {
         // Window (p, p) has been consumed and nothing was sent: it carries nothing now.
         std::fill_n(reinterpret_cast<EdgeValue*>(transport_->OutWindow(p)),
@@ -263,6 +289,23 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   stats_.compute_seconds += Since(t);
   ++stats_.intervals_computed;
   StoreValues(p);
+}
+
+template <GasProgram Program>
+void Engine<Program>::FindOwnRuns(uint32_t p, const IntervalData& data) {
+  const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
+  own_start_.assign(static_cast<size_t>(end - begin) + 1, 0);
+  const WindowEntry &first = set_.Window(p, p), &last = set_.Window(p, p + 1);
+  const RunDecodeStatus status = DecodeRuns(
+      data.RunBytes(p), data.RunBytes(p + 1), last.first_run - first.first_run, begin, end,
+      last.first_edge - first.first_edge,
+      [&](uint32_t source, uint64_t count) { own_start_[source - begin + 1] = count; });
+  if (!status.ok()) {
+    throw Error::AtByte(set_.ScatterIndexPath(p), set_.ScatterOffset(p, p) + status.at,
+                        std::string("window of shard ") + std::to_string(p) + ": " +
+                            status.error + " (the scatter index is damaged)");
+  }
+  for (size_t v = 1; v < own_start_.size(); ++v) own_start_[v] += own_start_[v - 1];
 }
 
 template <GasProgram Program>
@@ -290,6 +333,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
                        reinterpret_cast<const EdgeValue*>(bytes)});
   }
   const bool everyone = iteration == 0 && !inner;  // the first pass computes every vertex
+  const uint64_t own_first = set_.Window(p, p).first_edge;
   uint64_t active = 0, changed = 0;
   uint64_t stray = UINT64_MAX;  // the first in-edge whose target lies outside p
 
@@ -322,9 +366,9 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       }
     }
     // Apply.
-    for (uint32_t v = lo; v < hi; ++v) {
+    auto apply = [&](uint32_t v) {
       message_[v] = identity;
-      if (!everyone && !touched_[v]) continue;
+      if (!everyone && !touched_[v]) return;
       const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
       const VertexValue old = values[v];
       const VertexValue now = program_.apply(ctx, old, acc_[v]);
@@ -333,6 +377,31 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       if (everyone || program_.changed(old, now)) {
         message_[v] = program_.scatter(ctx, everyone ? VertexValue{} : old, now);
         ++changed;
+      }
+    };
+    if (!sweep_) {
+      for (uint32_t v = lo; v < hi; ++v) apply(v);
+    } else {
+      // Block by block, in order: a changed vertex's message reaches the later vertices of
+      // its block now (Fresh), before they apply.
+#pragma omp barrier
+      const uint32_t blocks = (count + kSweepBlock - 1) / kSweepBlock;
+#pragma omp for schedule(dynamic, 1)
+      for (uint32_t b = 0; b < blocks; ++b) {
+        const uint32_t b0 = b * kSweepBlock, b1 = std::min(count, b0 + kSweepBlock);
+        for (uint32_t i = 0; i < b1 - b0; ++i) {
+          const uint32_t u = forward_ ? b0 + i : b1 - 1 - i;
+          apply(u);
+          const EdgeValue m = message_[u];
+          if (m == identity) continue;
+          for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
+            const uint64_t edge = own_first + e;
+            const uint32_t v = targets[edge] - begin;
+            if (v >= count || !Fresh(u, v)) continue;
+            acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[edge] : 1.0f);
+            touched_[v] = 1;
+          }
+        }
       }
     }
   }
@@ -361,11 +430,21 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
   for (uint32_t q = 0; q < n; ++q) {
     auto* window = reinterpret_cast<EdgeValue*>(transport_->OutWindow(q));
     const bool combine = merge && q != p;
+    const bool fresh = sweep_ && q == p;
+    const uint32_t* own = data.Targets() + set_.Window(p, p).first_edge;
     bool hit = false;
     uint64_t at = 0;
     auto fill = [&](uint32_t source, uint64_t count) {
       const EdgeValue& m = message_[source - begin];
-      if (m == identity) {
+      if (fresh && !(m == identity)) {
+        // Messages gathered in the pass that sent them are consumed: identity() on those edges.
+        edges_changed += count;
+        for (uint64_t e = at; e < at + count; ++e) {
+          const bool used = Fresh(source - begin, own[e] - begin);
+          window[e] = used ? identity : m;
+          hit = hit || !used;
+        }
+      } else if (m == identity) {
         if (!combine) std::fill_n(window + at, count, m);
       } else {
         hit = true;

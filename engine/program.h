@@ -51,7 +51,9 @@
 //
 // Determinism: gather folds in-edges in increasing source order (and, for one source, in
 // target-then-input order), apply and scatter are per vertex; nothing depends on the thread
-// count. Iterations are asynchronous in the GraphChi sense: intervals are computed in order,
+// count. With asynchronous intervals (EngineOptions::max_inner_passes > 0, the default), the
+// messages of earlier vertices of the same sweep block (engine.h) are folded after those, in
+// sweep order. Iterations are asynchronous in the GraphChi sense: intervals are computed in order,
 // and a vertex sees the messages of in-neighbours in earlier intervals of the same iteration.
 //
 // kAggregation (aggregation.h) combines several changes of one vertex into one; the dynamic

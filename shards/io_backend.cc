@@ -97,6 +97,8 @@ std::string_view FileKindName(FileKind kind) {
       return "vertices";
     case FileKind::kOther:
       return "other";
+    case FileKind::kScatterIndex:
+      return "scatter_index";
     case FileKind::kCount:
       break;
   }

@@ -59,8 +59,17 @@ std::string_view IoKindName(IoKind kind);   // "auto", "uring", "pread"
 IoKind ParseIoKind(std::string_view name);  // also takes "io_uring"; throws std::invalid_argument
 
 // What a file holds, for the byte counters.
-enum class FileKind : int { kAdjacency = 0, kValues, kDynamic, kVertices, kOther, kCount };
-std::string_view FileKindName(FileKind kind);  // "adjacency", "values", ...
+// kScatterIndex: the per-interval scatter indexes (scatter-PPPP.idx) of a shard set.
+enum class FileKind : int {
+  kAdjacency = 0,
+  kValues,
+  kDynamic,
+  kVertices,
+  kOther,
+  kScatterIndex,
+  kCount
+};
+std::string_view FileKindName(FileKind kind);  // "adjacency", "values", ..., "scatter_index"
 
 struct IoOptions {
   IoKind kind = IoKind::kAuto;

@@ -416,7 +416,7 @@ class Sharder {
       offsets[0] = 8 * (uint64_t{p_count} + 1);
       for (uint32_t q = 0; q < p_count; ++q) offsets[q + 1] = offsets[q] + at(q, p + 1) - at(q, p);
       const std::string name = ScatterIndexName(p);
-      HashingWriter w(*io_, tmp_ + "/" + name, FileKind::kAdjacency, &write_buffers_);
+      HashingWriter w(*io_, tmp_ + "/" + name, FileKind::kScatterIndex, &write_buffers_);
       w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
       for (uint32_t q = 0; q < p_count; ++q) {
         packed.resize(at(q, p + 1) - at(q, p));

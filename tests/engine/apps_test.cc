@@ -1,7 +1,7 @@
 // The three apps against their serial oracles (tests/oracles), on tiny graphs of every shape and
 // on the real datasets, at one and several intervals, on both I/O backends, with the static
 // windows (one pass per turn, and with inner passes) and the resident transport. The suite runs
-// at 1 and 2 threads (ctest registers both).
+// at 1, 2 and 8 threads (ctest registers each).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -106,8 +106,8 @@ TEST_F(InterruptTest, SignalsDuringARunLeaveNothingOfIt) {
   const std::string set = chain + ".sym.shards";
   for (const int signal : {SIGINT, SIGTERM}) {
     SCOPED_TRACE(strsignal(signal));
-    const pid_t pid = Start({"run", "cc", chain, "--memory", "80M", "--out", Path("cc.tsv"),
-                             "--stats", Path("s.jsonl")});
+    const pid_t pid = Start({"run", "cc", chain, "--memory", "80M", "--inner-passes", "0",
+                             "--out", Path("cc.tsv"), "--stats", Path("s.jsonl")});
     if (!WaitUntil(pid, [&] { return !Named(set, ".needle-run-").empty(); })) return;
     EXPECT_EQ(Signal(pid, signal), 128 + signal);
     EXPECT_NE(testing::ReadFile(Path("stderr.txt")).find("interrupted"), std::string::npos);
@@ -121,14 +121,16 @@ TEST_F(InterruptTest, SignalsDuringARunLeaveNothingOfIt) {
 TEST_F(InterruptTest, WhatAKilledRunLeftIsRemovedByTheNext) {
   const std::string chain = Chain();
   const std::string set = chain + ".sym.shards";
-  const pid_t pid = Start({"run", "cc", chain, "--memory", "80M", "--out", Path("cc.tsv")});
+  const pid_t pid = Start(
+      {"run", "cc", chain, "--memory", "80M", "--inner-passes", "0", "--out", Path("cc.tsv")});
   if (!WaitUntil(pid, [&] { return !Named(set, ".needle-run-").empty(); })) return;
   EXPECT_EQ(Signal(pid, SIGKILL), -1);
   EXPECT_FALSE(Named(set, ".needle-run-").empty());
   EXPECT_FALSE(Named(dir().string(), "cc.tsv.needle-tmp-").empty());
   const testing::CommandResult r =
       testing::RunCaptured(ShellQuote(NEEDLE_BINARY) + " run cc " + ShellQuote(chain) +
-                               " --memory 80M --iters 3 --out " + ShellQuote(Path("cc.tsv")),
+                               " --memory 80M --inner-passes 0 --iters 3 --out " +
+                               ShellQuote(Path("cc.tsv")),
                            dir().string());
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_TRUE(Named(set, ".needle-run-").empty());

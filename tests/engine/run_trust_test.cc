@@ -53,10 +53,11 @@ class RunTrustTest : public WithTempDir<> {
 };
 
 TEST_F(RunTrustTest, RunsGoToConvergenceByDefault) {
-  // Longer than the old default cap of 1000 iterations.
+  // Longer than the old default cap of 1000 iterations (one pass per turn: a label moves one
+  // hop per iteration).
   const std::string chain = Chain(1500);
-  const Result r =
-      Needle("run cc " + ShellQuote(chain) + " --memory 80M --out " + ShellQuote(Path("cc.tsv")));
+  const Result r = Needle("run cc " + ShellQuote(chain) + " --memory 80M --inner-passes 0 --out " +
+                          ShellQuote(Path("cc.tsv")));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("(converged)"), std::string::npos) << r.out;
   const std::vector<std::string> lines = Lines(Path("cc.tsv"));
@@ -69,7 +70,8 @@ TEST_F(RunTrustTest, RunsGoToConvergenceByDefault) {
 
 TEST_F(RunTrustTest, CappedRunThatDidNotConvergeSaysSoEverywhere) {
   const std::string chain = Chain(300);
-  const Result r = Needle("run cc " + ShellQuote(chain) + " --memory 80M --iters 10 --out " +
+  const Result r = Needle("run cc " + ShellQuote(chain) +
+                          " --memory 80M --inner-passes 0 --iters 10 --out " +
                           ShellQuote(Path("cc.tsv")) + " --stats " + ShellQuote(Path("s.jsonl")));
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_NE(r.err.find("NOT CONVERGED"), std::string::npos) << r.err;
@@ -83,7 +85,8 @@ TEST_F(RunTrustTest, CappedRunThatDidNotConvergeSaysSoEverywhere) {
   EXPECT_NE(stats.back().find("\"iteration_limit\":10"), std::string::npos) << stats.back();
 
   // A cap the run does not reach changes nothing: converged, exit 0, no marker.
-  const Result enough = Needle("run cc " + ShellQuote(chain) + " --memory 80M --iters 1000 --out " +
+  const Result enough = Needle("run cc " + ShellQuote(chain) +
+                               " --memory 80M --inner-passes 0 --iters 1000 --out " +
                                ShellQuote(Path("cc2.tsv")));
   EXPECT_EQ(enough.status, 0) << enough.err;
   EXPECT_EQ(Lines(Path("cc2.tsv")).front(), "0\t0");

@@ -678,6 +678,7 @@ TEST(IoNamesTest, KindsRoundTrip) {
   EXPECT_EQ(FileKindName(FileKind::kDynamic), "dynamic");
   EXPECT_EQ(FileKindName(FileKind::kVertices), "vertices");
   EXPECT_EQ(FileKindName(FileKind::kOther), "other");
+  EXPECT_EQ(FileKindName(FileKind::kScatterIndex), "scatter_index");
 }
 
 TEST(IoCountersTest, AddAndTotal) {
