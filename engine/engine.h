@@ -207,6 +207,12 @@ class Engine {
   bool sweep_ = false;
   bool forward_ = true;
   std::vector<uint64_t> own_start_;  // per vertex of p + 1 (FindOwnRuns)
+  // The windows a pass gathers from: (first edge, end edge, messages); kept between passes.
+  struct Source {
+    uint64_t first, last;
+    const EdgeValue* messages;
+  };
+  std::vector<Source> sources_;
 };
 
 template <GasProgram Program>
@@ -263,8 +269,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     transport_->EndCompute(nullptr);
     dirty_[p] = 0;
   } else {
-    Scatter(p, data, /*merge=*/false);
-    if (carries_[p] && options_.max_inner_passes > 0) transport_->LoadOwnWindow();
+    Scatter(p, data, /*merge=*/false);  // carries_[p] implies sweep_: window (p, p) is loaded
     uint32_t passes = 0;
     while (carries_[p] && passes < options_.max_inner_passes) {
       ++passes;
@@ -319,12 +324,8 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   const uint32_t* out_degrees = data.OutDegrees();
   const uint32_t* in_degrees = data.InDegrees();
   const uint32_t n = num_intervals();
-  // The windows gathered from: (first edge, end edge, messages).
-  struct Source {
-    uint64_t first, last;
-    const EdgeValue* messages;
-  };
-  std::vector<Source> sources;
+  std::vector<Source>& sources = sources_;
+  sources.clear();
   for (uint32_t r = inner ? p : 0; r < (inner ? p + 1 : n); ++r) {
     if (!inner && !transport_->Carries(p, r)) continue;  // all identity
     const std::byte* bytes = inner ? transport_->OutWindow(p)

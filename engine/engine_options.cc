@@ -1,0 +1,29 @@
+#include "engine/engine_options.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace needle {
+
+std::string_view TransportName(TransportChoice choice) {
+  switch (choice) {
+    case TransportChoice::kAuto:
+      return "auto";
+    case TransportChoice::kStatic:
+      return "static";
+    case TransportChoice::kResident:
+      return "resident";
+  }
+  return "?";
+}
+
+TransportChoice ParseTransport(std::string_view name) {
+  for (TransportChoice c :
+       {TransportChoice::kAuto, TransportChoice::kStatic, TransportChoice::kResident}) {
+    if (name == TransportName(c)) return c;
+  }
+  throw std::invalid_argument("must be auto, static or resident, not '" + std::string(name) +
+                              "'");
+}
+
+}  // namespace needle
