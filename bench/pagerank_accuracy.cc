@@ -1,6 +1,6 @@
 // pagerank_accuracy: how close needle's PageRank ends to the fixed point, per tolerance. For each
 // graph it computes the ranks with a double-precision Jacobi power iteration run to 1e-12
-// (tests/oracles, never through the engine), shards the graph, runs the engine's PageRank at
+// (apps/oracles, never through the engine), shards the graph, runs the engine's PageRank at
 // each --tolerance, and prints the largest and the mean relative error of the engine's ranks,
 // their ratio to the tolerance, and the iterations the run took.
 //
@@ -19,7 +19,7 @@
 #include "loaders/load_graph.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
-#include "tests/oracles/oracles.h"
+#include "apps/oracles/oracles.h"
 
 namespace needle::bench {
 namespace {

@@ -1,6 +1,7 @@
 // needle: the command line. Dispatches to a subcommand; the only place that prints errors
 // and chooses exit codes: 0 ok, 1 bad input or I/O failure, 2 usage error, 3 a run stopped by
-// --iters before it converged (run_command.cc), 128 + N killed by signal N (signals.h).
+// --iters before it converged, 4 an answer --verify found wrong (both run_program.h), 128 + N
+// killed by signal N (signals.h).
 #include <malloc.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// The three apps against their serial oracles (tests/oracles), on tiny graphs of every shape and
+// The three apps against their serial oracles (apps/oracles), on tiny graphs of every shape and
 // on the real datasets, at one and several intervals, on both I/O backends, with the static
 // windows (one pass per turn, and with inner passes) and the resident transport. The suite runs
 // at 1, 2 and 8 threads (ctest registers each).
@@ -15,7 +15,7 @@
 #include "apps/programs/pagerank.h"
 #include "apps/programs/shortest_paths.h"
 #include "engine_test_util.h"
-#include "oracles/oracles.h"
+#include "apps/oracles/oracles.h"
 
 namespace needle {
 namespace {

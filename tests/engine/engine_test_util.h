@@ -1,6 +1,6 @@
 // Helpers for the engine tests: shard a graph file into a chosen number of intervals, run a
 // program on it with a chosen backend, and load the same file as an in-memory CSR for the
-// oracles (tests/oracles), which never go through the engine.
+// oracles (apps/oracles), which never go through the engine.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -10,45 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "apps/oracles/oracles.h"
 #include "engine_test_util.h"
-#include "oracles/oracles.h"
+#include "run_cli_fixture.h"
 
 namespace needle {
 namespace {
 
 using testing::ShellQuote;
-
-using Result = testing::CommandResult;
-
-class RunCliTest : public WithTempDir<> {
- protected:
-  std::string Path(const std::string& name) { return (dir() / name).string(); }
-  Result Needle(const std::string& args) {
-    return testing::RunCaptured(ShellQuote(NEEDLE_BINARY) + " " + args, dir().string());
-  }
-  std::string Graph(const std::string& name, const std::string& text) {
-    const std::string path = Path(name);
-    WriteFile(path, text);
-    return path;
-  }
-  // Lines "id<TAB>v1<TAB>v2..." → rows of values (inf allowed); checks the ids run 0, 1, ...
-  std::vector<std::vector<double>> ReadValues(const std::string& path) {
-    std::ifstream in(path);
-    std::vector<std::vector<double>> rows;
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string id, value;
-      std::getline(fields, id, '\t');
-      EXPECT_EQ(id, std::to_string(rows.size()));
-      rows.emplace_back();
-      while (std::getline(fields, value, '\t')) {
-        rows.back().push_back(value == "inf" ? INFINITY : std::stod(value));
-      }
-    }
-    return rows;
-  }
-};
 
 constexpr const char* kGraph = "0 1\n1 2\n2 0\n2 3\n3 4\n5 6\n6 5\n7 7\n4 1\n";
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine_test_util.h"
-#include "oracles/oracles.h"
+#include "apps/oracles/oracles.h"
 
 namespace needle {
 namespace {

@@ -2,7 +2,7 @@
 // comments: an oracle is only worth comparing against if it is right on graphs one can check on
 // paper. Covers the corner cases the apps must also get right (empty, edgeless, isolated
 // vertices, self-loops, duplicate edges, dangling vertices, unreachable vertices).
-#include "oracles/oracles.h"
+#include "apps/oracles/oracles.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The serial oracles of oracles.h. Plain loops over the Csr; no OpenMP, no shortcuts.
-#include "oracles/oracles.h"
+#include "apps/oracles/oracles.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,184 @@
+// needle run mssp: distances from each source written per vertex (inf when unreachable),
+// --top K sources by reach, --verify against Dijkstra. The program's values are 4 bytes per
+// source, so its intervals are planned for that in a shard set of their own.
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <vector>
+
+#include "apps/cli/app_table.h"
+#include "apps/cli/run_program.h"
+#include "apps/oracles/oracles.h"
+#include "apps/programs/shortest_paths.h"
+#include "shards/shard_layout.h"
+#include "shards/weight_check.h"
+
+namespace needle::cli {
+namespace {
+
+constexpr size_t kMaxSources = 32;
+
+// Float distances are sums of float weights along a path: each hop may round by 2^-24
+// relative, so a long path drifts from Dijkstra's double sums by up to hops x 6e-8 — 1e-4
+// covers paths of well over a thousand hops.
+constexpr double kRelativeTolerance = 1e-4;
+constexpr double kAbsoluteTolerance = 1e-4;
+
+// --sources "0,5,9": ids, digits only, no repeats (checked before anything is sharded).
+std::vector<uint64_t> ParseSources(const std::string& text) {
+  std::vector<uint64_t> ids;
+  size_t at = 0;
+  while (true) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const bool digits =
+        !item.empty() && item.size() <= 10 &&
+        std::all_of(item.begin(), item.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (!digits) throw UsageError("--sources: '" + item + "' is not a vertex id");
+    const uint64_t id = std::stoull(item);
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) {
+      throw UsageError("--sources: " + item + " is given twice");
+    }
+    ids.push_back(id);
+    if (comma == text.size()) break;
+    at = comma + 1;
+  }
+  if (ids.size() > kMaxSources) {
+    throw UsageError("mssp takes at most " + std::to_string(kMaxSources) + " sources");
+  }
+  return ids;
+}
+
+std::vector<VertexId> PickSources(const RunConfig& c, uint64_t num_vertices) {
+  std::vector<VertexId> sources;
+  if (c.sources_given) {
+    for (uint64_t id : ParseSources(c.sources)) {
+      if (id >= num_vertices) {
+        throw UsageError("--sources: " + std::to_string(id) + " is not a vertex id below " +
+                         std::to_string(num_vertices));
+      }
+      sources.push_back(static_cast<VertexId>(id));
+    }
+  } else {
+    const uint64_t k = c.num_sources.value == 0 ? 1 : c.num_sources.value;
+    if (num_vertices == 0) throw UsageError("mssp needs a source, and the graph has no vertices");
+    if (k > num_vertices) throw UsageError("--num-sources is larger than the vertex count");
+    for (uint64_t i = 0; i < k; ++i) sources.push_back(static_cast<VertexId>(i * num_vertices / k));
+  }
+  return sources;
+}
+
+// The per-edge and per-vertex bytes `needle run` plans intervals with, so that a program with
+// wide values still fits --memory: the sharder's defaults unless the program needs more.
+IntervalCosts CostsFor(size_t edge_bytes, size_t accumulator_bytes, size_t vertex_bytes,
+                       bool weights) {
+  IntervalCosts costs;
+  const uint64_t in_edge = 4 + edge_bytes + (weights ? 4 : 0);
+  const uint64_t out_edge = sizeof(SourceRun) + edge_bytes;
+  const uint64_t vertex = 8 + accumulator_bytes + edge_bytes + 1 + vertex_bytes;
+  if (in_edge > costs.in_edge || out_edge > costs.out_edge) {  // the per-vertex part has slack
+    costs.in_edge = std::max(costs.in_edge, in_edge);
+    costs.out_edge = std::max(costs.out_edge, out_edge);
+    costs.vertex = std::max(costs.vertex, vertex);
+  }
+  return costs;
+}
+
+template <size_t K>
+int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
+             RunOutputs& outputs, const std::vector<VertexId>& sources) {
+  apps::ShortestPaths<K> program;
+  program.sources.fill(kNoVertex);
+  std::copy(sources.begin(), sources.end(), program.sources.begin());
+  const size_t used = sources.size();
+  using Value = typename apps::ShortestPaths<K>::VertexValue;
+  AppOutput<apps::ShortestPaths<K>> app;
+  app.format = [used](const Value& d, std::string& line) {
+    for (size_t k = 0; k < used; ++k) AppendNumber(line, d[k]);
+  };
+  app.oracle = "Dijkstra (distances within 1e-4, relative)";
+  app.oracle_values_per_vertex = used + 1;  // the distances and Dijkstra's heap
+  app.verify = [&sources, used](const Csr& g, Engine<apps::ShortestPaths<K>>& engine) {
+    const std::vector<std::vector<double>> expected = oracle::ShortestPaths(g, sources);
+    for (size_t k = 0; k < used; ++k) {
+      const std::vector<double> actual =
+          GatherValues(engine, [k](const Value& d) { return double{d[k]}; });
+      const std::string difference =
+          oracle::CompareValues(expected[k], actual, kRelativeTolerance, kAbsoluteTolerance);
+      if (!difference.empty()) return "source " + std::to_string(sources[k]) + ": " + difference;
+    }
+    return std::string();
+  };
+  app.top = [&](Engine<apps::ShortestPaths<K>>& engine) {
+    std::vector<std::pair<uint64_t, double>> reach(used, {0, 0.0});  // count, farthest
+    engine.ForEachInterval([&](VertexId, std::span<const Value> values) {
+      for (const Value& d : values) {
+        for (size_t k = 0; k < used; ++k) {
+          if (d[k] == apps::ShortestPaths<K>::kInfinity) continue;
+          ++reach[k].first;
+          reach[k].second = std::max<double>(reach[k].second, d[k]);
+        }
+      }
+    });
+    std::vector<size_t> order(used);
+    for (size_t k = 0; k < used; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return reach[a].first > reach[b].first; });
+    order.resize(std::min<size_t>(c.top.value, used));
+    std::fprintf(c.say, "sources by reach count:\n");
+    for (size_t k : order) {
+      std::fprintf(c.say, "  %u\treaches %llu vertices, farthest at distance %.9g\n",
+                   sources[k], static_cast<unsigned long long>(reach[k].first),
+                   reach[k].second);
+    }
+  };
+  return RunProgram(c, set, options, outputs, program, app);
+}
+
+}  // namespace
+
+ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
+  if (c.sources_given && c.num_sources.value != 0) {
+    throw UsageError("give --sources or --num-sources, not both");
+  }
+  if (c.num_sources.value > kMaxSources) {
+    throw UsageError("mssp takes at most " + std::to_string(kMaxSources) + " sources");
+  }
+  const size_t num_sources =
+      c.sources_given ? ParseSources(c.sources).size() : std::max<size_t>(c.num_sources.value, 1);
+  const size_t slots = std::bit_ceil(num_sources);
+  ShardNeeds needs;
+  needs.costs = CostsFor(4 * slots, 4 * slots, 4 * slots, /*weights=*/true);
+  if (!needs.costs.is_default()) needs.dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
+  return needs;
+}
+
+int RunShortestPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
+                     RunOutputs& outputs) {
+  CheckNonNegativeWeights(
+      set, ("mssp needs non-negative weights (input " + set.manifest().input.path + ")").c_str());
+  const std::vector<VertexId> sources = PickSources(c, set.manifest().num_vertices);
+  std::fprintf(c.say, "mssp: %zu source%s:", sources.size(), sources.size() == 1 ? "" : "s");
+  for (VertexId s : sources) std::fprintf(c.say, " %u", s);
+  std::fprintf(c.say, "\n");
+  switch (sources.size()) {
+    case 1:
+      return RunPaths<1>(c, set, options, outputs, sources);
+    case 2:
+      return RunPaths<2>(c, set, options, outputs, sources);
+    case 3:
+    case 4:
+      return RunPaths<4>(c, set, options, outputs, sources);
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+      return RunPaths<8>(c, set, options, outputs, sources);
+    default:
+      if (sources.size() <= 16) return RunPaths<16>(c, set, options, outputs, sources);
+      return RunPaths<kMaxSources>(c, set, options, outputs, sources);
+  }
+}
+
+
+}  // namespace needle::cli

@@ -1,0 +1,45 @@
+// What `needle run` was asked for (RunConfig) and what it writes (RunOutputs): filled in by the
+// command (run_command.cc), read by the app it dispatches to (app_table.h).
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "apps/cli/cli_common.h"
+#include "apps/cli/run_output.h"
+#include "engine/engine_options.h"
+#include "loaders/output_file.h"
+
+namespace needle::cli {
+
+struct RunConfig {
+  std::string app;
+  std::string input;
+  Whole<uint32_t> iterations;  // when given: at most this many iterations
+  bool iterations_given = false;
+  Real tolerance{1e-4};
+  MemorySize memory{uint64_t{1} << 30};
+  std::string io = "auto";
+  bool direct = false;
+  std::string transport = "auto";
+  Whole<uint32_t> inner_passes{kDefaultInnerPasses};
+  bool skip_verify = false;
+  bool verify = false;  // --verify: compare with the app's serial oracle after the run
+  std::string out;
+  std::string stats;
+  Whole<uint32_t> top;
+  std::string sources;
+  Whole<uint32_t> num_sources;
+  bool sources_given = false;
+  GraphInputOptions input_options;
+  std::FILE* say = stdout;  // messages for people: stderr when an output is stdout
+};
+
+// What a run writes, opened before any work so that a bad path fails at once.
+struct RunOutputs {
+  std::optional<OutputFile> values;  // --out
+  RunReporter reporter;              // --stats
+};
+
+}  // namespace needle::cli

@@ -1,0 +1,63 @@
+#include "apps/cli/verify.h"
+
+#include <string>
+
+#include "apps/cli/cli_common.h"
+#include "loaders/error.h"
+#include "loaders/load_graph.h"
+
+namespace needle::cli {
+
+uint64_t VerifyBytes(const Manifest& m, uint64_t values_per_vertex) {
+  const uint64_t weight = m.weighted ? 4 : 0;
+  const uint64_t edge_list = m.num_edges * (8 + weight);  // (source, target[, weight])
+  const uint64_t csr = 8 * (m.num_vertices + 1) + m.num_edges * (4 + weight);
+  return edge_list + csr + 8 * m.num_vertices * values_per_vertex;
+}
+
+namespace {
+
+LoadOptions VerifyLoadOptions(const Manifest& m, int threads) {
+  GraphInputOptions input;
+  input.format = m.choices.format;
+  input.weights = m.choices.weights;
+  input.threads.value = static_cast<uint32_t>(threads);
+  LoadOptions options;
+  options.read = ToReadOptions(input);
+  options.csr.symmetrize = m.choices.symmetrize;
+  options.csr.threads = threads;
+  return options;
+}
+
+void CheckSameInput(const ShardSet& set, GraphFormat format) {
+  const Manifest& m = set.manifest();
+  const std::string changed =
+      InputDifference(m.input, InputFingerprint::Stat(m.input.path), format);
+  if (!changed.empty()) {
+    throw Error(m.input.path, "--verify: not the graph " + set.dir() + " was built from (" +
+                                  changed + "); rebuild the set or verify another run");
+  }
+}
+
+}  // namespace
+
+void CheckCanVerify(const ShardSet& set, uint64_t values_per_vertex, uint64_t memory_bytes) {
+  const Manifest& m = set.manifest();
+  const uint64_t need = VerifyBytes(m, values_per_vertex);
+  if (need > memory_bytes) {
+    throw UsageError("--verify holds the graph and the oracle's answer in memory: about " +
+                     HumanBytes(static_cast<double>(need)) + " for " +
+                     std::to_string(m.num_vertices) + " vertices and " +
+                     std::to_string(m.num_edges) + " edges, more than --memory (" +
+                     HumanBytes(static_cast<double>(memory_bytes)) + ")");
+  }
+  CheckSameInput(set, VerifyLoadOptions(m, 0).read.format);
+}
+
+Csr LoadVerifyGraph(const ShardSet& set, int threads) {
+  const LoadOptions options = VerifyLoadOptions(set.manifest(), threads);
+  CheckSameInput(set, options.read.format);
+  return LoadGraph(set.manifest().input.path, options);
+}
+
+}  // namespace needle::cli

@@ -1,0 +1,46 @@
+// RunCliTest: runs the built `needle` binary in a temporary directory and reads what it wrote.
+#pragma once
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine_test_util.h"
+
+namespace needle {
+
+using Result = testing::CommandResult;
+
+class RunCliTest : public WithTempDir<> {
+ protected:
+  std::string Path(const std::string& name) { return (dir() / name).string(); }
+  Result Needle(const std::string& args) {
+    return testing::RunCaptured(testing::ShellQuote(NEEDLE_BINARY) + " " + args, dir().string());
+  }
+  std::string Graph(const std::string& name, const std::string& text) {
+    const std::string path = Path(name);
+    WriteFile(path, text);
+    return path;
+  }
+  // Lines "id<TAB>v1<TAB>v2..." → rows of values (inf allowed); checks the ids run 0, 1, ...
+  std::vector<std::vector<double>> ReadValues(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string id, value;
+      std::getline(fields, id, '\t');
+      EXPECT_EQ(id, std::to_string(rows.size()));
+      rows.emplace_back();
+      while (std::getline(fields, value, '\t')) {
+        rows.back().push_back(value == "inf" ? INFINITY : std::stod(value));
+      }
+    }
+    return rows;
+  }
+};
+
+}  // namespace needle
