@@ -49,6 +49,7 @@
 #include "engine/transport.h"
 #include "engine/work_dir.h"
 #include "loaders/error.h"
+#include "loaders/parallel.h"
 #include "shards/run_codec.h"
 #include "shards/shard_set.h"
 #include "shards/vertex_store.h"
@@ -105,7 +106,7 @@ class Engine {
       store_.emplace(VertexStore::Create(*io_, work_->path(), "run", set.manifest().num_vertices,
                                          sizeof(VertexValue)));
     }
-    threads_ = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+    threads_ = ThreadCount(options_.threads);
   }
   Engine(ShardSet&&, Program, EngineOptions) = delete;
 

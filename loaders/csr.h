@@ -43,7 +43,7 @@ struct CsrOptions {
   SelfLoopPolicy self_loops = SelfLoopPolicy::kKeep;
   DuplicatePolicy duplicates = DuplicatePolicy::kKeep;
   bool count_duplicates = true;  // costs one more pass over the edges
-  int threads = 0;               // 0: OpenMP's default
+  int threads = 0;               // ThreadCount() (parallel.h): 0 is OpenMP's default
 };
 
 struct CsrReport {

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "loaders/csr.h"
+#include "loaders/parallel.h"
 
 namespace needle {
 namespace {
 
-int ThreadCount(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
 
 // The edge sequence split into `parts` contiguous ranges of (almost) equal size.
 class EdgeRanges {

@@ -110,7 +110,7 @@ uint64_t ChunksOf(uint64_t bytes, uint64_t chunk) {
 }  // namespace
 
 void WriteCsrFile(const Csr& csr, OutputFile& out, int threads) {
-  threads = threads > 0 ? threads : omp_get_max_threads();
+  threads = ThreadCount(threads);
   const uint64_t n = csr.num_vertices;
   const uint64_t m = csr.NumEdges();
   CsrFileHeader h{};
@@ -448,7 +448,7 @@ void CsrFile::CheckWeights(uint64_t first, std::span<const Weight> values) const
 }
 
 Csr CsrFile::Load(int threads) const {
-  threads = threads > 0 ? threads : omp_get_max_threads();
+  threads = ThreadCount(threads);
   const uint64_t n = num_vertices();
   const uint64_t m = num_edges();
   Csr csr;

@@ -91,7 +91,7 @@ std::string CommentLines(const std::string& comment) {
 template <class ForRange>
 void WriteText(OutputFile& out, const std::string& comment, int threads, uint64_t total,
                bool weighted, const ForRange& for_range) {
-  threads = threads > 0 ? threads : omp_get_max_threads();
+  threads = ThreadCount(threads);
   const uint64_t parts = static_cast<uint64_t>(threads);
   const std::string& path = out.path();
   uint64_t offset = 0;

@@ -6,10 +6,12 @@
 #include <atomic>
 #include <cstring>
 
+#include "loaders/parallel.h"
+
 namespace needle {
 
 GraphStats ComputeStats(const Csr& csr, int threads) {
-  threads = threads > 0 ? threads : omp_get_max_threads();
+  threads = ThreadCount(threads);
   const uint64_t n = csr.num_vertices;
   GraphStats s;
   s.vertices = n;

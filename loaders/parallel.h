@@ -10,11 +10,16 @@
 
 namespace needle {
 
-// Runs body(i) for i in [0, count) on `threads` threads, dynamically scheduled one at a time;
-// threads <= 0 means OpenMP's default (omp_get_max_threads()): num_threads must be positive.
+// The one thread-count rule of every `threads` option: a positive count is taken as given;
+// 0 (or less) means OpenMP's default, omp_get_max_threads() — OMP_NUM_THREADS when set, else
+// the cores available. Always positive, as num_threads() requires.
+inline int ThreadCount(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
+
+// Runs body(i) for i in [0, count) on ThreadCount(threads) threads, dynamically scheduled one
+// at a time.
 template <class F>
 void ParallelFor(uint64_t count, int threads, F&& body) {
-  if (threads <= 0) threads = omp_get_max_threads();
+  threads = ThreadCount(threads);
   std::exception_ptr error;
   std::mutex mutex;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)

@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "loaders/parallel.h"
+
 namespace needle {
 namespace {
 
@@ -91,7 +93,7 @@ void Validate(const RmatOptions& o) {
 
 EdgeList GenerateRmat(const RmatOptions& options, int threads) {
   Validate(options);
-  threads = threads > 0 ? threads : omp_get_max_threads();
+  threads = ThreadCount(threads);
   const int scale = options.scale;
   const uint64_t n = uint64_t{1} << scale;
   const uint64_t m = static_cast<uint64_t>(options.edge_factor) * n;

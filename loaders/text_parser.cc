@@ -13,6 +13,7 @@
 
 #include "loaders/error.h"
 #include "loaders/number_parse.h"
+#include "loaders/parallel.h"
 
 namespace needle {
 namespace {
@@ -270,7 +271,7 @@ const char* SnapToLineStart(const char* data, const char* p, const char* end) {
 TextParser::TextParser(std::string path, TextLayout layout, int threads, size_t block_bytes)
     : path_(std::move(path)),
       layout_(std::move(layout)),
-      threads_(threads > 0 ? threads : omp_get_max_threads()),
+      threads_(ThreadCount(threads)),
       block_bytes_(std::max<size_t>(block_bytes, 64)),
       lines_(layout_.data_first_line - 1) {}
 

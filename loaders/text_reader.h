@@ -25,7 +25,7 @@ namespace needle {
 struct ReadOptions {
   GraphFormat format = GraphFormat::kAuto;  // kAuto: detect from the name and the first bytes
   WeightMode weights = WeightMode::kAuto;   // kAuto: what the file has
-  int threads = 0;                          // 0: OpenMP's default
+  int threads = 0;                          // ThreadCount() (parallel.h): 0 is OpenMP's default
   size_t block_bytes = TextParser::kDefaultBlockBytes;
   size_t chunk_bytes = size_t{64} << 20;  // text held at once by TextStream
 };

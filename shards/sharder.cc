@@ -18,6 +18,7 @@
 #include "loaders/error.h"
 #include "loaders/graph_reader.h"
 #include "loaders/huge_array.h"
+#include "loaders/parallel.h"
 #include "loaders/unique_fd.h"
 #include "shards/bucket_log.h"
 #include "shards/edge_record.h"
@@ -85,7 +86,7 @@ class Sharder {
       : input_(input),
         options_(options),
         dir_(dir),
-        threads_(options.threads > 0 ? options.threads : omp_get_max_threads()) {}
+        threads_(ThreadCount(options.threads)) {}
 
   ShardReport Run(InputFingerprint fingerprint) {
     const auto start = std::chrono::steady_clock::now();
