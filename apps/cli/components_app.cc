@@ -12,8 +12,7 @@
 namespace needle::cli {
 namespace {
 
-void PrintTop(const RunConfig& c, const ShardSet& set,
-              Engine<apps::ConnectedComponents>& engine) {
+void PrintTop(const RunConfig& c, const ShardSet& set, Engine<apps::ConnectedComponents>& engine) {
   std::vector<uint32_t> size(set.manifest().num_vertices, 0);
   engine.ForEachInterval([&](VertexId, std::span<const uint32_t> labels) {
     for (uint32_t label : labels) ++size[label];

@@ -127,9 +127,8 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
     order.resize(std::min<size_t>(c.top.value, used));
     std::fprintf(c.say, "sources by reach count:\n");
     for (size_t k : order) {
-      std::fprintf(c.say, "  %u\treaches %llu vertices, farthest at distance %.9g\n",
-                   sources[k], static_cast<unsigned long long>(reach[k].first),
-                   reach[k].second);
+      std::fprintf(c.say, "  %u\treaches %llu vertices, farthest at distance %.9g\n", sources[k],
+                   static_cast<unsigned long long>(reach[k].first), reach[k].second);
     }
   };
   return RunProgram(c, set, options, outputs, program, app);
@@ -179,6 +178,5 @@ int RunShortestPaths(const RunConfig& c, const ShardSet& set, const EngineOption
       return RunPaths<kMaxSources>(c, set, options, outputs, sources);
   }
 }
-
 
 }  // namespace needle::cli

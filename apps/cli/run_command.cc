@@ -106,7 +106,8 @@ int RunRun(const std::vector<std::string>& args) {
       "resident when --memory holds the set");
   add("inner-passes",
       po::value(&c.inner_passes)
-          ->default_value(Whole<uint32_t>{kDefaultInnerPasses}, std::to_string(kDefaultInnerPasses)),
+          ->default_value(Whole<uint32_t>{kDefaultInnerPasses},
+                          std::to_string(kDefaultInnerPasses)),
       "asynchronous intervals: recompute an interval on the messages its vertices sent each "
       "other, at most this many extra times per turn (0: one pass per turn)");
   add("out", po::value(&c.out),
@@ -134,8 +135,7 @@ int RunRun(const std::vector<std::string>& args) {
     const size_t pad = 10 - std::min<size_t>(9, std::strlen(a.name));
     usage += "\n  " + std::string(a.name) + std::string(pad, ' ') + a.summary;
   }
-  const std::optional<po::variables_map> given =
-      ParseCommandLine(args, usage, options, positional);
+  const std::optional<po::variables_map> given = ParseCommandLine(args, usage, options, positional);
   if (!given) return 0;
   const App* app = FindApp(c.app);
   if (app == nullptr) throw UsageError("unknown app '" + c.app + "' (" + AppNames() + ")");
