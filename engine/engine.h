@@ -35,6 +35,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -114,7 +115,7 @@ class Engine {
   // they target are freed, and unregisters them from the ring.
   ~Engine() {
     try {
-      transport_->Finish();
+      if (transport_) transport_->Finish();
     } catch (...) {  // the run's error has been reported already
     }
     io_->UnregisterBuffers();  // before the buffers are freed
@@ -128,6 +129,9 @@ class Engine {
   bool buffers_registered() const { return buffers_registered_; }
   const IoBackend& backend() const { return *io_; }
 
+  // Runs once. When it returns, only the vertex values are held (in memory or in the run's
+  // file): the shard buffers and per-vertex arrays are freed, so that what the caller does
+  // next (writing the values, checking them) has the budget to itself.
   RunSummary Run();
 
   // Calls f(first_vertex, values) for every interval in order, after Run().
@@ -153,6 +157,16 @@ class Engine {
   }
 
   uint32_t num_intervals() const { return set_.num_intervals(); }
+  // The end of Run(): frees everything but the values (unregistering the ring's buffers first).
+  void ReleaseRunBuffers() {
+    io_->UnregisterBuffers();
+    transport_.reset();
+    std::vector<Accumulator>().swap(acc_);
+    std::vector<EdgeValue>().swap(message_);
+    std::vector<uint8_t>().swap(touched_);
+    std::vector<uint64_t>().swap(own_start_);
+    std::vector<Source>().swap(sources_);
+  }
   VertexValue* LoadValues(uint32_t p);
   void StoreValues(uint32_t p);
   // The first interval after `p` (wrapping into the next iteration) that has messages.
@@ -485,6 +499,7 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
 
 template <GasProgram Program>
 RunSummary Engine<Program>::Run() {
+  if (!transport_) throw std::logic_error("Engine::Run() runs once");
   const auto start = Clock::now();
   const uint32_t n = num_intervals();
   RunSummary summary;
@@ -560,6 +575,7 @@ RunSummary Engine<Program>::Run() {
     summary.converged = true;
   }
   transport_->Finish();
+  ReleaseRunBuffers();
   summary.iterations = iteration;
   summary.seconds = Since(start);
   summary.io = io_->counters();

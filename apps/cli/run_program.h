@@ -49,7 +49,7 @@ template <class Program>
 int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
                RunOutputs& outputs, Program program, const AppOutput<Program>& app) {
   if (c.verify) {
-    CheckCanVerify(set, app.oracle_values_per_vertex, c.memory.bytes);
+    CheckCanVerify(set, app.oracle_values_per_vertex, c.memory.bytes, options.threads);
   }
   EngineOptions o = options;
   o.on_iteration = [&](const IterationStats& s) { outputs.reporter.Iteration(s); };

@@ -77,6 +77,25 @@ TEST_F(RunCliTest, RunThatDidNotConvergeIsNotVerified) {
   EXPECT_FALSE(Has(r.out, "verified")) << r.out;
 }
 
+// The check's memory is known before the run: a compressed input alone takes the loader's
+// 64 MiB text buffer, so 100,000 edges of it do not fit a 65 MiB budget that the run fits.
+TEST_F(RunCliTest, CheckThatDoesNotFitTheBudgetIsRefusedBeforeTheRun) {
+  std::string edges;
+  for (uint32_t i = 0; i < 100000; ++i) {
+    edges += std::to_string(i % 10000) + " " + std::to_string((i * 7919 + 1) % 10000) + "\n";
+  }
+  const std::string input = Graph("g.txt", edges);
+  ASSERT_EQ(testing::RunCaptured("gzip " + ShellQuote(input), dir().string()).status, 0);
+  Result r = Needle("run cc " + ShellQuote(input + ".gz") + " --memory 65M --verify");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(Has(r.err, "--verify holds the graph and the oracle's answer in memory: about "))
+      << r.err;
+  EXPECT_TRUE(Has(r.err, "more than --memory")) << r.err;
+  EXPECT_FALSE(Has(r.out, "iterations")) << "ran before failing:\n" << r.out;
+  r = Needle("run cc " + ShellQuote(input + ".gz") + " --memory 65M");
+  EXPECT_EQ(r.status, 0) << "the run alone fits:\n" << r.err;
+}
+
 TEST_F(RunCliTest, HelpListsTheAppTable) {
   Result r = Needle("run --help");
   ASSERT_EQ(r.status, 0) << r.err;
