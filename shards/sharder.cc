@@ -396,7 +396,7 @@ class Sharder {
       done += e;
       Progress(2, done, num_edges_);
     }
-    HashingWriter w(*io_, tmp_ + "/" + kWindowsName, FileKind::kOther);
+    HashingWriter w(*io_, tmp_ + "/" + kWindowsName, FileKind::kWindowIndex);
     w.Write(windows_.data(), windows_.size() * sizeof(WindowEntry));
     AddFile(kWindowsName, w.position(), w.Finish());
     WriteScatterIndexes();
@@ -494,14 +494,14 @@ class Sharder {
     AddFile(adj_name, adj_size, adj.Finish());
     if constexpr (Record::kWeighted) {  // unweighted: every weight is 1, nothing to write
       const std::string val_name = ShardFileName(p, ".val");
-      HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kValues, &write_buffers_);
+      HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kWeights, &write_buffers_);
       write_column(val, [](const Record& r) { return r.weight_bits(); });
       AddFile(val_name, ShardAlignUp(val.position()), val.Finish());
     }
   }
 
   void WriteDegrees() {
-    HashingWriter w(*io_, tmp_ + "/" + kDegreesName, FileKind::kVertices);
+    HashingWriter w(*io_, tmp_ + "/" + kDegreesName, FileKind::kDegrees);
     w.Write(out_degree_.data(), num_vertices_ * sizeof(uint32_t));
     w.Write(in_degree_.data(), num_vertices_ * sizeof(uint32_t));
     const uint64_t size = ShardAlignUp(w.position());

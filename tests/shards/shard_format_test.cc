@@ -7,7 +7,8 @@
 //    otherwise is a corrupt set named by its file, and a manifest of another version is
 //    refused at its first line with how to rebuild the set;
 //  - a set of an older version is rebuilt by the sharder, saying so in one line, and refused by
-//    `needle run` and `needle info` given its directory, saying how to rebuild it.
+//    `needle run` and `needle info` given its directory, saying how to rebuild it;
+//  - the sharder counts every byte it writes under its file's own kind.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -292,6 +293,30 @@ TEST_F(ShardFormatTest, CommandLineRefusesAnOlderDirectoryAndRebuildsForTheGraph
   r = Needle("info " + ShellQuote(set));
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("weights none (unweighted)"), std::string::npos) << r.out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sharder's byte counters: every byte of every file under the file's own kind.
+
+TEST_F(ShardFormatTest, SharderCountsEachFileUnderItsKind) {
+  for (const Graph* g : {&unweighted_, &weighted_}) {
+    const std::string dir = File(g == &weighted_ ? "wset" : "set");
+    const ShardReport report = Shard(*g, dir);
+    const ShardSet set = ShardSet::Open(dir);
+    const IoCounters& c = report.io_counters;
+    auto written = [&](FileKind k) { return c.written[static_cast<size_t>(k)]; };
+    EXPECT_EQ(written(FileKind::kAdjacency), set.BytesOf(".adj"));
+    EXPECT_EQ(written(FileKind::kWeights), set.BytesOf(".val"));
+    EXPECT_EQ(written(FileKind::kWindowIndex), set.BytesOf(kWindowsName));
+    EXPECT_EQ(written(FileKind::kDegrees), set.BytesOf(kDegreesName));
+    EXPECT_EQ(written(FileKind::kScatterIndex), set.BytesOf(".idx") - set.BytesOf(kWindowsName));
+    EXPECT_GT(written(FileKind::kBuckets), 0u);
+    for (FileKind k :
+         {FileKind::kValues, FileKind::kDynamic, FileKind::kVertices, FileKind::kOther}) {
+      EXPECT_EQ(written(k), 0u) << FileKindName(k);
+    }
+    EXPECT_EQ(c.TotalWritten() - written(FileKind::kBuckets), report.bytes_written);
+  }
 }
 
 }  // namespace
