@@ -8,14 +8,14 @@ namespace needle {
 
 IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values,
                        bool weights)
-    : io_(&io), set_(&set), values_(&values), use_weights_(weights) {
+    : io_(&io), set_(&set), values_(&values), use_weights_(weights && set.weighted()) {
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     adjacency_.push_back(io.Open(set.AdjacencyPath(p), FileKind::kAdjacency, false));
-    if (weights) weights_.push_back(io.Open(set.ValuesPath(p), FileKind::kValues, false));
+    if (use_weights_) weights_.push_back(io.Open(set.ValuesPath(p), FileKind::kWeights, false));
     scatter_.push_back(io.Open(set.ScatterIndexPath(p), FileKind::kScatterIndex, false));
     scatter_bytes_.push_back(scatter_.back().size());  // padded to 4 KiB: whole for O_DIRECT
   }
-  degrees_ = io.Open(set.DegreesPath(), FileKind::kVertices, false);
+  degrees_ = io.Open(set.DegreesPath(), FileKind::kDegrees, false);
 }
 
 IntervalIo::Cover IntervalIo::CoverOf(uint64_t begin, uint64_t end, uint64_t unit) {

@@ -4,7 +4,8 @@
 // For interval p it reads
 //   - the memory shard: shard p's targets (the in-edges of p's vertices, by source), their
 //     messages from the run's edge value files, and their input weights when the program
-//     uses them;
+//     uses them and the set has them (an unweighted set has no value files: every weight is
+//     1, and nothing is read for it);
 //   - the window of p in every shard q: only its source runs (the out-edges of p's vertices
 //     are overwritten, never read), packed, all in one read of p's scatter index;
 //   - the out- and in-degrees of p's vertices;
@@ -35,7 +36,8 @@ struct IntervalData {
   IoBackend::Ticket ticket = 0;
   AlignedBuffer targets;        // uint32 per in-edge
   AlignedBuffer values;         // shard p's edge value file, windows padded as in EdgeValueFiles
-  AlignedBuffer weights;        // float per in-edge (only when the program uses weights)
+  AlignedBuffer weights;        // float per in-edge (only when the program uses weights and
+                                // the set is weighted; else empty, and Weights() null)
   AlignedBuffer runs;           // p's scatter index: window (q, p)'s packed runs (run_codec.h) for
                                 // every shard q, behind their offsets
   std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`;
@@ -45,6 +47,7 @@ struct IntervalData {
   size_t out_degrees_at = 0, in_degrees_at = 0;
 
   const uint32_t* Targets() const { return reinterpret_cast<const uint32_t*>(targets.data()); }
+  // The in-edges' weights, or nullptr when every weight is 1 (none were read).
   const float* Weights() const { return reinterpret_cast<const float*>(weights.data()); }
   // Window (q, p)'s packed runs: [RunBytes(q), RunBytes(q + 1)).
   const uint8_t* RunBytes(uint32_t q) const {
@@ -70,7 +73,8 @@ struct ScatterBuffer {
 
 class IntervalIo {
  public:
-  // Opens the shard files. Throws Error.
+  // Opens the shard files; `weights`: the program uses the input weights (read only when the
+  // set is weighted). Throws Error.
   IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights);
 
   // Bytes of one IntervalData (each buffer sized for the interval that needs it most: exactly

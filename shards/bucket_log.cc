@@ -21,7 +21,7 @@ uint32_t TargetAt(const std::byte* record) {
 BucketLog::BucketLog(IoBackend& io, std::string path, size_t record_bytes, uint64_t block_records,
                      uint64_t staging_bytes)
     : io_(io), path_(std::move(path)), record_bytes_(record_bytes) {
-  file_ = io_.Open(path_, FileKind::kOther, /*writable=*/true, /*create=*/true,
+  file_ = io_.Open(path_, FileKind::kBuckets, /*writable=*/true, /*create=*/true,
                    IoBackend::Caching::kDirect);
   for (auto& b : buffers_) b.Resize(AlignUp(block_records * record_bytes));
   for (auto& s : staging_)

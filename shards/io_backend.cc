@@ -99,6 +99,14 @@ std::string_view FileKindName(FileKind kind) {
       return "other";
     case FileKind::kScatterIndex:
       return "scatter_index";
+    case FileKind::kWeights:
+      return "weights";
+    case FileKind::kWindowIndex:
+      return "window_index";
+    case FileKind::kDegrees:
+      return "degrees";
+    case FileKind::kBuckets:
+      return "buckets";
     case FileKind::kCount:
       break;
   }

@@ -58,18 +58,24 @@ enum class IoKind { kAuto, kUring, kPread };
 std::string_view IoKindName(IoKind kind);   // "auto", "uring", "pread"
 IoKind ParseIoKind(std::string_view name);  // also takes "io_uring"; throws std::invalid_argument
 
-// What a file holds, for the byte counters.
-// kScatterIndex: the per-interval scatter indexes (scatter-PPPP.idx) of a shard set.
+// What a file holds, for the byte counters (each kind its own; the order is the counters'
+// and the statistics', new kinds go last).
 enum class FileKind : int {
-  kAdjacency = 0,
-  kValues,
-  kDynamic,
-  kVertices,
-  kOther,
-  kScatterIndex,
+  kAdjacency = 0,  // a shard set's shard-PPPP.adj (targets)
+  kValues,         // a run's edge value files, edges-PPPP.val (the messages)
+  kDynamic,        // dynamic shards (none yet)
+  kVertices,       // vertex values, vertices-NAME.val
+  kOther,          // anything else
+  kScatterIndex,   // a shard set's scatter indexes, scatter-PPPP.idx
+  kWeights,        // a weighted shard set's input weights, shard-PPPP.val
+  kWindowIndex,    // a shard set's window index, windows.idx
+  kDegrees,        // a shard set's degrees.bin
+  kBuckets,        // the sharder's temporary bucket file
   kCount
 };
-std::string_view FileKindName(FileKind kind);  // "adjacency", "values", ..., "scatter_index"
+// "adjacency", "values", "dynamic", "vertices", "other", "scatter_index", "weights",
+// "window_index", "degrees", "buckets".
+std::string_view FileKindName(FileKind kind);
 
 struct IoOptions {
   IoKind kind = IoKind::kAuto;

@@ -63,6 +63,21 @@ uint64_t ParseNumber(const std::string& path, uint64_t line, const std::string& 
   return v;
 }
 
+// How to rebuild the set in `dir` whose manifest (of another format version) is `text`: the
+// sharder's command for the input and the symmetrize choice it records, if its lines say them
+// as every version has written them.
+std::string RebuildAdvice(const std::string& dir, std::string_view text) {
+  std::string graph = "GRAPH";
+  const size_t at = text.find("\ninput-path ");
+  if (at != std::string_view::npos) {
+    const size_t begin = at + 12, end = text.find('\n', begin);
+    if (end != std::string_view::npos && end > begin) graph = text.substr(begin, end - begin);
+  }
+  const bool symmetrize = text.find("\nsymmetrize 1\n") != std::string_view::npos;
+  return "rebuild it with 'needle shard " + graph + (symmetrize ? " --symmetrize" : "") +
+         " --out " + dir + "' (or give needle run the graph file)";
+}
+
 }  // namespace
 
 InputFingerprint InputFingerprint::Stat(const std::string& path) {
@@ -193,10 +208,14 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
     if (line_no == 1) {
       if (key != "needle-shards" || t.size() != 2) throw fail("not a needle shard manifest");
       m.version = static_cast<uint32_t>(std::min<uint64_t>(num(1), UINT32_MAX));
-      if (m.version != kManifestVersion) {
-        throw fail("shard format version " + t[1] +
-                   (m.version > kManifestVersion ? " is newer than" : " is not") +
-                   " the version this needle reads (" + std::to_string(kManifestVersion) + ")");
+      if (m.version != kShardFormatVersion) {
+        const std::string reads = std::to_string(kShardFormatVersion);
+        throw ShardFormatError(fail(m.version > kShardFormatVersion
+                                        ? "shard set format version " + t[1] +
+                                              " is newer than this needle reads (" + reads + ")"
+                                        : "shard set format version " + t[1] +
+                                              "; this needle reads format version " + reads),
+                               m.version);
       }
     } else if (key == "needle-shards") {
       throw fail("'needle-shards' must be the first line");
@@ -313,7 +332,7 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
   expected[kDegreesName] = ShardAlignUp(degree_bytes);
   for (uint32_t p = 0; p < intervals; ++p) {
     expected[ShardFileName(p, ".adj")] = kAnySize;
-    expected[ShardFileName(p, ".val")] = kAnySize;
+    if (m.weighted) expected[ShardFileName(p, ".val")] = kAnySize;  // unweighted: every weight 1
     expected[ScatterIndexName(p)] = kAnySize;
   }
   for (const ManifestFile& f : m.files) {
@@ -351,7 +370,12 @@ Manifest ReadManifest(const std::string& dir) {
   UniqueFd fd = OpenForReading(path);
   std::string text(FileSize(fd.get(), path), '\0');
   ReadFully(fd.get(), path, text.data(), text.size(), 0);
-  return Manifest::Parse(path, text);
+  try {
+    return Manifest::Parse(path, text);
+  } catch (const ShardFormatError& e) {
+    throw ShardFormatError(Error::AtLine(path, 1, e.message() + ": " + RebuildAdvice(dir, text)),
+                           e.version());
+  }
 }
 
 }  // namespace needle

@@ -14,17 +14,28 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "loaders/error.h"
 #include "loaders/format.h"
 #include "shards/intervals.h"
+#include "shards/shard_layout.h"
 
 namespace needle {
 
-// 2: the scatter index files (scatter-PPPP.idx) joined the set.
-// 3: the input fingerprint holds the inode's change time and a hash of the whole input.
-// A set of another version is rebuilt.
-inline constexpr uint32_t kManifestVersion = 3;
+// A manifest of a format version other than kShardFormatVersion (shard_layout.h), refused
+// at its first line before anything else in it is trusted: the sharder rebuilds such a set,
+// saying so (sharder.cc), and the message says how to rebuild it when a set is given by its
+// directory.
+class ShardFormatError : public Error {
+ public:
+  ShardFormatError(Error error, uint32_t version) : Error(std::move(error)), version_(version) {}
+  uint32_t version() const { return version_; }  // the version the manifest declares
+
+ private:
+  uint32_t version_;
+};
 
 // The most intervals a set may have: its window index holds 16 B per pair of intervals
 // (64 GiB at this many), and the engine a flag per pair.
@@ -74,7 +85,7 @@ struct ManifestFile {
 };
 
 struct Manifest {
-  uint32_t version = kManifestVersion;
+  uint32_t version = kShardFormatVersion;
   InputFingerprint input;
   ShardingChoices choices;
   uint64_t num_vertices = 0;
@@ -87,9 +98,9 @@ struct Manifest {
   std::string Serialize() const;
   // Parses and checks what the text alone can tell: its hash, every key known and present
   // once, numbers in range, interval bounds increasing from 0 to the vertex count, every file
-  // of the set (shard_layout.h) listed once under a plain name, and the sizes of windows.idx
-  // and degrees.bin those counts imply. Throws Error naming `path` and the line for anything
-  // malformed or of another version.
+  // of the set (shard_layout.h: value files only when weighted) listed once under a plain name,
+  // and the sizes of windows.idx and degrees.bin those counts imply. Throws Error naming `path`
+  // and the line for anything malformed, ShardFormatError for another version.
   static Manifest Parse(const std::string& path, std::string_view text);
   // The entry of file `name`, or nullptr.
   const ManifestFile* File(std::string_view name) const;
@@ -97,7 +108,8 @@ struct Manifest {
 
 // Writes dir/manifest atomically (temporary name, fsync, rename, fsync of dir).
 void WriteManifest(const Manifest& manifest, const std::string& dir);
-// Reads and parses dir/manifest. Throws Error (missing: "not a shard set: no manifest").
+// Reads and parses dir/manifest. Throws Error (missing: "not a shard set: no manifest"), and
+// ShardFormatError for a set of another format version, saying how to rebuild it.
 Manifest ReadManifest(const std::string& dir);
 
 }  // namespace needle

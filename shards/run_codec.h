@@ -1,11 +1,11 @@
-// RunCodec: source runs (shard_layout.h) packed for the scatter index (scatter-PPPP.idx).
+// RunCodec: source runs (shard_layout.h) packed for the scatter index (scatter-PPPP.idx), the
+// only place a shard set keeps them.
 //
-// The shard files hold a window's runs as (source, count) pairs of 8 bytes. A window usually
-// has one edge per run (a vertex's out-edges are spread over many shards), so scatter would
-// read 8 bytes of runs per edge. The sharder also writes every window's runs as LEB128
-// varints — the source's distance from the previous run's source (from the interval's first
-// vertex for the first run of a window) and count − 1 — about 2 bytes a run, gathered per
-// destination interval, and the engine's scatter reads those.
+// A window usually has one edge per run (a vertex's out-edges are spread over many shards), so
+// (source, count) pairs of 8 bytes would cost scatter 8 bytes per edge. The sharder writes every
+// window's runs as LEB128 varints instead — the source's distance from the previous run's
+// source (from the interval's first vertex for the first run of a window) and count − 1 —
+// about 2 bytes a run, gathered per destination interval, and the engine's scatter reads those.
 //
 // Decoding trusts nothing it reads (LevelDB's GetVarint32Ptr is the model): every varint is
 // read against an end pointer and at most 5 bytes, and a window's runs are checked against

@@ -34,10 +34,11 @@ uint64_t Mul(const std::string& path, uint64_t a, uint64_t b) {
   return r;
 }
 
-// Shard p's header: its own magic, version and index, and sections that lie where the layout
-// puts them and fill a file of the size the manifest lists.
+// Shard p's header: its own magic, the set's version (the manifest's) and its own index, and
+// a targets section that lies where the layout puts it and fills a file of the size the
+// manifest lists; in a weighted set, a value file of one float per edge.
 ShardFileHeader ReadShardHeader(const std::string& path, uint32_t p, uint32_t begin, uint32_t end,
-                                uint64_t adj_size, uint64_t val_size) {
+                                uint64_t adj_size, const ManifestFile* values) {
   UniqueFd fd = OpenForReading(path);
   ShardFileHeader h{};
   if (adj_size < sizeof(h)) throw Error::AtByte(path, 0, "too short for a shard header");
@@ -45,9 +46,16 @@ ShardFileHeader ReadShardHeader(const std::string& path, uint32_t p, uint32_t be
   if (std::memcmp(h.magic, kShardMagic, sizeof(kShardMagic)) != 0) {
     throw Error::AtByte(path, 0, "wrong magic: not a needle shard file");
   }
-  if (h.version != kShardFormatVersion || h.shard != p) {
+  if (h.version != kShardFormatVersion) {
     throw Error::AtByte(path, offsetof(ShardFileHeader, version),
-                        "shard file version or index does not match the manifest");
+                        "shard file of format version " + std::to_string(h.version) +
+                            " in a set whose manifest says " + std::to_string(kShardFormatVersion) +
+                            ": the set is corrupt (rebuild it)");
+  }
+  if (h.shard != p) {
+    throw Error::AtByte(path, offsetof(ShardFileHeader, shard),
+                        "shard file index " + std::to_string(h.shard) +
+                            " does not match the manifest (" + std::to_string(p) + ")");
   }
   if (h.first_vertex != begin || h.end_vertex != end) {
     throw Error::AtByte(path, offsetof(ShardFileHeader, first_vertex),
@@ -55,21 +63,25 @@ ShardFileHeader ReadShardHeader(const std::string& path, uint32_t p, uint32_t be
                             std::to_string(h.end_vertex) + "), the manifest says [" +
                             std::to_string(begin) + ", " + std::to_string(end) + ")");
   }
-  const uint64_t runs_end = Add(path, h.runs_pos, Mul(path, h.num_runs, sizeof(SourceRun)));
+  if (h.reserved != 0 || h.reserved_end != 0) {
+    throw Error::AtByte(path,
+                        h.reserved != 0 ? offsetof(ShardFileHeader, reserved)
+                                        : offsetof(ShardFileHeader, reserved_end),
+                        "a reserved header field is not zero");
+  }
   const uint64_t targets_end = Add(path, h.targets_pos, Mul(path, h.num_edges, sizeof(VertexId)));
   if (h.num_runs > h.num_edges || (h.num_edges > 0 && h.num_runs == 0)) {
     throw Error::AtByte(
         path, offsetof(ShardFileHeader, num_runs),
         std::to_string(h.num_runs) + " runs cannot hold " + std::to_string(h.num_edges) + " edges");
   }
-  if (h.runs_pos != kShardAlignment || h.targets_pos != ShardAlignUp(runs_end) ||
-      ShardAlignUp(targets_end) != adj_size) {
-    throw Error::AtByte(path, offsetof(ShardFileHeader, runs_pos),
-                        "sections do not lie where the layout puts them in a file of " +
+  if (h.targets_pos != kShardAlignment || ShardAlignUp(targets_end) != adj_size) {
+    throw Error::AtByte(path, offsetof(ShardFileHeader, targets_pos),
+                        "the targets section does not lie where the layout puts it in a file of " +
                             std::to_string(adj_size) + " bytes");
   }
-  if (ShardAlignUp(Mul(path, h.num_edges, sizeof(float))) != val_size) {
-    throw Error(path, "its value file has " + std::to_string(val_size) + " bytes, not " +
+  if (values != nullptr && ShardAlignUp(Mul(path, h.num_edges, sizeof(float))) != values->size) {
+    throw Error(path, "its value file has " + std::to_string(values->size) + " bytes, not " +
                           std::to_string(ShardAlignUp(h.num_edges * sizeof(float))) + " for " +
                           std::to_string(h.num_edges) + " edges");
   }
@@ -111,9 +123,10 @@ ShardSet ShardSet::Open(const std::string& dir, bool verify_digests) {
   // engine) reads or writes outside what the files hold.
   uint64_t edges = 0;
   for (uint32_t p = 0; p < shards; ++p) {
-    const std::string adj = ShardFileName(p, ".adj"), val = ShardFileName(p, ".val");
+    const std::string adj = ShardFileName(p, ".adj");
+    // Manifest::Parse has made sure a weighted set lists the value files and no other does.
     set.headers_.push_back(ReadShardHeader(dir + "/" + adj, p, m.bounds[p], m.bounds[p + 1],
-                                           m.File(adj)->size, m.File(val)->size));
+                                           m.File(adj)->size, m.File(ShardFileName(p, ".val"))));
     edges = Add(dir + "/" + adj, edges, set.headers_.back().num_edges);
   }
   if (edges != m.num_edges) {

@@ -1,9 +1,10 @@
 // ShardSet: an opened, checked shard set directory.
 //
-// Open() refuses a set whose manifest is missing, corrupt or of another version, or any of
-// whose files is missing, of the wrong size, or (when verifying) fails its digest — naming
-// the file. Whether or not digests are verified, it checks the structure the engine relies on
-// — the manifest's (Manifest::Parse), every shard header against its file's size, the window
+// Open() refuses a set whose manifest is missing, corrupt or of another format version
+// (ShardFormatError), or any of whose files is missing, of the wrong size, of another version
+// than the manifest's, or (when verifying) fails its digest — naming the file. Whether or not
+// digests are verified, it checks the structure the engine relies on — the manifest's
+// (Manifest::Parse), every shard header against its file's size, the window
 // index (always against its digest, too: it is read whole) against the shards, and the scatter
 // indexes' offsets against the window index — so that a damaged or crafted set is refused
 // with the file and byte instead of read out of bounds; what only the data can tell (the runs
@@ -35,8 +36,11 @@ class ShardSet {
   uint32_t interval_begin(uint32_t p) const { return manifest_.bounds[p]; }
   uint32_t interval_end(uint32_t p) const { return manifest_.bounds[p + 1]; }
 
+  // Whether the set holds input weights: an unweighted set has no value files (every weight
+  // is 1, and nothing is read for it).
+  bool weighted() const { return manifest_.weighted; }
   std::string AdjacencyPath(uint32_t shard) const;
-  std::string ValuesPath(uint32_t shard) const;
+  std::string ValuesPath(uint32_t shard) const;  // the input weights (weighted sets only)
   std::string DegreesPath() const;
   std::string ScatterIndexPath(uint32_t interval) const;
   const ShardFileHeader& header(uint32_t shard) const { return headers_[shard]; }

@@ -397,7 +397,7 @@ class Sharder {
       done += e;
       Progress(2, done, num_edges_);
     }
-    HashingWriter w(*io_, tmp_ + "/" + kWindowsName, FileKind::kOther);
+    HashingWriter w(*io_, tmp_ + "/" + kWindowsName, FileKind::kWindowIndex);
     w.Write(windows_.data(), windows_.size() * sizeof(WindowEntry));
     AddFile(kWindowsName, w.position(), w.Finish());
     WriteScatterIndexes();
@@ -429,8 +429,9 @@ class Sharder {
     index_log_.Remove();
   }
 
-  // Writes shard p from its sorted edges and adds its runs to the out-degrees. Runs are
-  // streamed out, never held as a whole: a shard can have as many runs as edges.
+  // Writes shard p from its sorted edges (its targets, and its weights when the set is
+  // weighted), adds its runs to the out-degrees and appends each window's runs to the index
+  // log, streamed, never held as a whole: a shard can have as many runs as edges.
   template <class Record>
   void WriteShard(uint32_t p, const HugeArray<Record>& edges) {
     const uint32_t p_count = report_.plan.num_intervals();
@@ -447,17 +448,10 @@ class Sharder {
     h.num_edges = edges.size();
     h.first_vertex = report_.plan.bounds[p];
     h.end_vertex = report_.plan.bounds[p + 1];
-    h.runs_pos = kShardAlignment;
-    h.targets_pos = ShardAlignUp(h.runs_pos + num_runs * sizeof(SourceRun));
-    const std::string adj_name = ShardFileName(p, ".adj");
-    HashingWriter adj(*io_, tmp_ + "/" + adj_name, FileKind::kAdjacency, &write_buffers_);
-    adj.Write(&h, sizeof(h));
-    adj.PadTo(kShardAlignment);
-    // Runs, and the windows: the first run (and edge) of shard p whose source lies in q.
-    // Each window's runs are also packed for the scatter index of its interval (q below):
-    // appended to the index log, window (p, q) starting at index_at_[p][q].
-    std::vector<SourceRun> runs;
-    runs.reserve(1 << 18);
+    h.targets_pos = kShardAlignment;
+    // The windows: the first run (and edge) of shard p whose source lies in q. Each window's
+    // runs are packed for the scatter index of its interval (q below): appended to the index
+    // log, window (p, q) starting at index_at_[p][q].
     uint64_t run_index = 0;
     uint32_t q = 0;
     uint32_t previous = 0;  // the packed runs' previous source
@@ -475,22 +469,15 @@ class Sharder {
       uint64_t end = i + 1;
       while (end < edges.size() && edges[end].source == source) ++end;
       const SourceRun run{source, static_cast<uint32_t>(end - i)};
-      runs.push_back(run);
       index_log_.Append(previous, run);
       previous = source;
       out_degree_[source] += run.count;
       ++run_index;
-      if (runs.size() == runs.capacity()) {
-        adj.Write(runs.data(), runs.size() * sizeof(SourceRun));
-        runs.clear();
-      }
       i = end;
     }
-    adj.Write(runs.data(), runs.size() * sizeof(SourceRun));
     close_windows_below(UINT64_MAX, edges.size());
     index_at[p_count] = index_log_.size();
     windows[p_count] = WindowEntry{num_runs, edges.size()};
-    adj.PadTo(kShardAlignment);
     auto write_column = [&](HashingWriter& w, auto get) {
       const uint64_t piece = column_.size();
       for (uint64_t i = 0; i < edges.size(); i += piece) {
@@ -499,17 +486,23 @@ class Sharder {
         w.Write(column_.data(), n * sizeof(uint32_t));
       }
     };
+    const std::string adj_name = ShardFileName(p, ".adj");
+    HashingWriter adj(*io_, tmp_ + "/" + adj_name, FileKind::kAdjacency, &write_buffers_);
+    adj.Write(&h, sizeof(h));
+    adj.PadTo(kShardAlignment);
     write_column(adj, [](const Record& r) { return r.target; });
     const uint64_t adj_size = adj.position();
     AddFile(adj_name, adj_size, adj.Finish());
-    const std::string val_name = ShardFileName(p, ".val");
-    HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kValues, &write_buffers_);
-    write_column(val, [](const Record& r) { return r.weight_bits(); });
-    AddFile(val_name, ShardAlignUp(val.position()), val.Finish());
+    if constexpr (Record::kWeighted) {  // unweighted: every weight is 1, nothing to write
+      const std::string val_name = ShardFileName(p, ".val");
+      HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kWeights, &write_buffers_);
+      write_column(val, [](const Record& r) { return r.weight_bits(); });
+      AddFile(val_name, ShardAlignUp(val.position()), val.Finish());
+    }
   }
 
   void WriteDegrees() {
-    HashingWriter w(*io_, tmp_ + "/" + kDegreesName, FileKind::kVertices);
+    HashingWriter w(*io_, tmp_ + "/" + kDegreesName, FileKind::kDegrees);
     w.Write(out_degree_.data(), num_vertices_ * sizeof(uint32_t));
     w.Write(in_degree_.data(), num_vertices_ * sizeof(uint32_t));
     const uint64_t size = ShardAlignUp(w.position());
@@ -581,9 +574,11 @@ bool LooksLikeShardSet(const std::string& dir) {
 namespace {
 
 // The set in `dir` when it can be reused for `input` and `options` (the caller holds a shared
-// lock on `dir`); else nullopt, with *reason saying why not.
+// lock on `dir`); else nullopt, with *reason saying why not and *other_format set when that is
+// the set's format version.
 std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerprint& fingerprint,
-                                    const ShardOptions& options, std::string* reason) {
+                                    const ShardOptions& options, std::string* reason,
+                                    bool* other_format) {
   if (!fs::exists(dir + "/" + kManifestName)) {
     *reason = "it has no manifest (an incomplete shard set)";
     return std::nullopt;
@@ -622,6 +617,11 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
       options.log("reusing the shard set in " + dir + " (it matches the input and options)");
     }
     return report;
+  } catch (const ShardFormatError& e) {  // written by another needle: rebuilt, saying so
+    *reason = "shard set " + dir + " is format version " + std::to_string(e.version()) +
+              "; this needle reads format version " + std::to_string(kShardFormatVersion);
+    *other_format = true;
+    return std::nullopt;
   } catch (const Error& e) {
     *reason = e.what();
     return std::nullopt;
@@ -667,7 +667,9 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   const FileLock sharding = LockSetForSharding(dir, options.log);
   RemoveLeftovers(dir);  // what killed sharders left (live ones hold theirs locked)
   std::string reason;
-  if (std::optional<ShardReport> reused = Reusable(dir, fingerprint, options, &reason)) {
+  bool other_format = false;
+  if (std::optional<ShardReport> reused =
+          Reusable(dir, fingerprint, options, &reason, &other_format)) {
     created_guard.armed = false;
     return std::move(*reused);
   }
@@ -682,7 +684,9 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   }
   std::error_code ec;
   const bool fresh = created && fs::is_empty(dir, ec);
-  if (!fresh && options.log) options.log("rebuilding " + dir + ": " + reason);
+  if (!fresh && options.log) {
+    options.log(other_format ? reason + ": rebuilding" : "rebuilding " + dir + ": " + reason);
+  }
   ShardReport report = Sharder(input, options, dir).Run(std::move(fingerprint));
   report.rebuild_reason = fresh ? "" : reason;
   created_guard.armed = false;

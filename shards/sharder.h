@@ -6,7 +6,8 @@
 // budget (intervals.h; cuts on unit boundaries, or per vertex from exact degrees when one unit
 // alone is over the budget). Pass 2 gathers one interval's edges at a time from the bucket
 // file, sorts them by (source, target, weight) in parallel, and writes the shard's adjacency
-// and value files, its part of the window index and its exact degrees. Only then the manifest.
+// file (and, weighted, its value file), its part of the window index and of the scatter
+// indexes, and its exact degrees. Only then the manifest.
 //
 // Everything is written into a temporary sibling directory (DIR.needle-tmp-XXXXXX), every file
 // is fsynced, the manifest is written last, and the directory is renamed into place (an older
@@ -68,7 +69,9 @@ struct ShardReport {
   // (shards/set_lock.h).
   std::optional<ShardSet> set;
   bool reused = false;
-  std::string rebuild_reason;  // why an existing set was not reused (empty if none existed)
+  // Why an existing set was not reused (empty if none existed); for a set of another format
+  // version, "shard set DIR is format version V; this needle reads format version W".
+  std::string rebuild_reason;
   Manifest manifest;
   IntervalPlan plan;
   uint64_t bytes_written = 0;  // shard set files

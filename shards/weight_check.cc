@@ -11,7 +11,7 @@
 namespace needle {
 
 void CheckNonNegativeWeights(const ShardSet& set, const char* why) {
-  if (!set.manifest().weighted) return;  // every weight is 1
+  if (!set.weighted()) return;  // every weight is 1: there are no value files
   constexpr size_t kChunk = size_t{1} << 18;
   std::vector<float> buffer(kChunk);
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {

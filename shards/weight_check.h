@@ -7,7 +7,8 @@
 namespace needle {
 
 // Throws Error naming the shard's value file, the byte offset and the weight when any edge
-// weight of `set` is negative or NaN. Reads every value file once.
+// weight of `set` is negative or NaN. Reads every value file of a weighted set once; an
+// unweighted set has none (every weight is 1) and passes without a read.
 void CheckNonNegativeWeights(const ShardSet& set, const char* why);
 
 }  // namespace needle

@@ -20,6 +20,11 @@ int DescribeShardSet(const std::string& dir) {
   Manifest m;
   try {
     m = ReadManifest(dir);
+  } catch (const ShardFormatError& e) {  // written by another needle: say which format
+    std::printf("%-16s needle shards v%u (this needle reads v%u)\n", "format:", e.version(),
+                kShardFormatVersion);
+    std::printf("%-16s no (%s)\n", "valid:", e.what());
+    return 1;
   } catch (const Error& e) {
     std::printf("%-16s no (%s)\n", "valid:", e.what());
     return 1;
@@ -44,14 +49,19 @@ int DescribeShardSet(const std::string& dir) {
   try {
     ShardSet set = ShardSet::Open(dir, /*verify_digests=*/true);
     const double edges = static_cast<double>(std::max<uint64_t>(m.num_edges, 1));
+    auto per_edge = [&](const char* suffix) {
+      const uint64_t bytes = set.BytesOf(suffix);
+      char text[96];
+      std::snprintf(text, sizeof text, "%s (%.2f B/edge)",
+                    HumanBytes(static_cast<double>(bytes)).c_str(),
+                    static_cast<double>(bytes) / edges);
+      return std::string(text);
+    };
+    // An unweighted set has no weights file: every weight is 1.
+    const std::string weights = m.weighted ? per_edge(".val") : "none (unweighted)";
     std::printf(
-        "%-16s adjacency %s (%.2f B/edge), values %s (%.2f B/edge), window and scatter indexes %s, "
-        "degrees %s; total "
-        "%s\n",
-        "bytes:", HumanBytes(static_cast<double>(set.BytesOf(".adj"))).c_str(),
-        static_cast<double>(set.BytesOf(".adj")) / edges,
-        HumanBytes(static_cast<double>(set.BytesOf(".val"))).c_str(),
-        static_cast<double>(set.BytesOf(".val")) / edges,
+        "%-16s adjacency %s, weights %s, window and scatter indexes %s, degrees %s; total %s\n",
+        "bytes:", per_edge(".adj").c_str(), weights.c_str(),
         HumanBytes(static_cast<double>(set.BytesOf(".idx"))).c_str(),
         HumanBytes(static_cast<double>(set.BytesOf(".bin"))).c_str(),
         HumanBytes(static_cast<double>(total)).c_str());

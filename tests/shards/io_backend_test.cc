@@ -679,6 +679,13 @@ TEST(IoNamesTest, KindsRoundTrip) {
   EXPECT_EQ(FileKindName(FileKind::kVertices), "vertices");
   EXPECT_EQ(FileKindName(FileKind::kOther), "other");
   EXPECT_EQ(FileKindName(FileKind::kScatterIndex), "scatter_index");
+  EXPECT_EQ(FileKindName(FileKind::kWeights), "weights");
+  EXPECT_EQ(FileKindName(FileKind::kWindowIndex), "window_index");
+  EXPECT_EQ(FileKindName(FileKind::kDegrees), "degrees");
+  EXPECT_EQ(FileKindName(FileKind::kBuckets), "buckets");
+  for (int k = 0; k < static_cast<int>(FileKind::kCount); ++k) {  // every kind has a name
+    EXPECT_NE(FileKindName(static_cast<FileKind>(k)), "?") << k;
+  }
 }
 
 TEST(IoCountersTest, AddAndTotal) {

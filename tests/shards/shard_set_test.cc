@@ -244,14 +244,14 @@ class ManifestEditTest : public ShardSetFixture {
 };
 
 TEST_F(ManifestEditTest, RecomputedHashAloneChangesNothing) {
-  const std::string version = "needle-shards " + std::to_string(kManifestVersion) + "\n";
+  const std::string version = "needle-shards " + std::to_string(kShardFormatVersion) + "\n";
   Edit(version, version);
   EXPECT_NO_THROW(ShardSet::Open(Set()));
 }
 
 TEST_F(ManifestEditTest, NewerVersionIsRefused) {
-  Edit("needle-shards " + std::to_string(kManifestVersion) + "\n",
-       "needle-shards " + std::to_string(kManifestVersion + 1) + "\n");
+  Edit("needle-shards " + std::to_string(kShardFormatVersion) + "\n",
+       "needle-shards " + std::to_string(kShardFormatVersion + 1) + "\n");
   EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set()); }, Path("manifest"), ":1:", "newer"));
 }
 

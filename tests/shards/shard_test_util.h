@@ -351,9 +351,14 @@ inline ParsedManifest ParseManifestText(const std::string& text) {
 // ---------------------------------------------------------------------------------------------
 // The shard files, read at the documented byte offsets.
 //
-// .adj: header at 0 — magic "NEEDLADJ" (8), version u32, shard u32, num_runs u64, num_edges
-// u64, runs_pos u64, targets_pos u64; runs (source u32, count u32) at runs_pos = 4096; targets
-// (u32) at targets_pos, the next 4 KiB boundary after the runs; the file padded to 4 KiB.
+// .adj: header at 0 — magic "NEEDLADJ" (8), version u32 (4, the set's), shard u32, num_runs u64,
+// num_edges u64, a zero u64, targets_pos u64 = 4096, the interval's first and end vertex (u32
+// each), a zero u64; targets (u32) at 4096; the file padded to 4 KiB: 4096 + 4 × edges, rounded
+// up. .val (weighted sets only): float32 per edge, padded. The runs (which source owns which
+// edges) are only in the scatter indexes: scatter-PPPP.idx holds P + 1 u64 offsets, then for
+// each shard q the runs of window (q, p) as LEB128 varints — source as the distance from the
+// previous run's source (from the interval's first id for the first), count − 1 — exactly
+// filling [offset q, offset q + 1); zeros after the last.
 
 template <class T>
 T Load(const std::string& bytes, uint64_t at) {
@@ -383,46 +388,101 @@ struct Run {
   uint32_t count;
 };
 
+// LEB128, as the scatter index stores numbers: 7 bits a byte, low first, high bit = more.
+inline uint32_t ReadVarint(const std::string& bytes, uint64_t& at) {
+  uint64_t v = 0;
+  for (int shift = 0; at < bytes.size() && shift < 35; shift += 7) {
+    const auto b = static_cast<uint8_t>(bytes[at++]);
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (b < 0x80) return static_cast<uint32_t>(v);
+  }
+  ADD_FAILURE() << "varint runs past the end of the scatter index or over 32 bits at " << at;
+  return 0;
+}
+
+// Decodes interval p's scatter index and appends the runs of window (q, p) to (*shard_runs)[q]
+// for every shard q: each run non-empty, its source inside interval p and above the previous
+// run's of its window, each window's runs exactly filling its bytes; zeros after the last.
+inline void ReadScatterIndex(const std::string& path, uint32_t p,
+                             const std::vector<uint64_t>& bounds,
+                             std::vector<std::vector<Run>>* shard_runs) {
+  SCOPED_TRACE(path);
+  const uint32_t P = static_cast<uint32_t>(shard_runs->size());
+  const std::string bytes = ReadFile(path);
+  ASSERT_GE(bytes.size(), 8 * (uint64_t{P} + 1)) << "shorter than its offsets";
+  const std::vector<uint64_t> offsets = LoadArray<uint64_t>(bytes, 0, P + 1);
+  ASSERT_EQ(offsets[0], 8 * (uint64_t{P} + 1)) << "the packed runs do not follow the offsets";
+  for (uint32_t q = 0; q < P; ++q) {
+    ASSERT_LE(offsets[q], offsets[q + 1]) << "offsets out of order at " << q;
+    ASSERT_LE(offsets[q + 1], bytes.size()) << "offset " << q + 1 << " beyond the file";
+    uint64_t at = offsets[q];
+    uint64_t previous = bounds[p];
+    bool first = true;
+    while (at < offsets[q + 1]) {
+      const uint32_t delta = ReadVarint(bytes, at);
+      const uint64_t source = previous + delta;
+      const uint64_t count = uint64_t{ReadVarint(bytes, at)} + 1;
+      ASSERT_TRUE(first || delta > 0) << "window (" << q << ", " << p << "): sources repeat";
+      ASSERT_LT(source, bounds[p + 1]) << "window (" << q << ", " << p << "): source outside";
+      ASSERT_LE(count, UINT32_MAX) << "window (" << q << ", " << p << ")";
+      (*shard_runs)[q].push_back(Run{static_cast<uint32_t>(source), static_cast<uint32_t>(count)});
+      previous = source;
+      first = false;
+    }
+    ASSERT_EQ(at, offsets[q + 1]) << "window (" << q << ", " << p << ") does not end where the "
+                                  << "next starts";
+  }
+  ASSERT_EQ(bytes.size(), AlignUp(offsets[P])) << "scatter index size";
+  EXPECT_TRUE(ZeroFrom(bytes, offsets[P])) << "padding after the packed runs is not zero";
+}
+
 struct ShardContents {
   uint64_t num_runs = 0;
   uint64_t num_edges = 0;
   uint32_t first_vertex = 0;  // the interval the header records
   uint32_t end_vertex = 0;
-  std::vector<Run> runs;
+  std::vector<Run> runs;  // from the scatter indexes
   std::vector<uint32_t> targets;
-  std::vector<uint32_t> value_bits;
-  std::vector<OracleEdge> edges;  // (run source, target, value bits), in file order
+  std::vector<uint32_t> value_bits;  // 1.0f each when the set is unweighted (no .val)
+  std::vector<OracleEdge> edges;     // (run source, target, value bits), in file order
 };
 
-// Reads and checks the layout of shard p's .adj and .val files (contents are checked later).
-inline void ReadShard(const std::string& dir, uint32_t p, ShardContents* s) {
+// Reads and checks the layout of shard p's .adj file and, when `weighted`, its .val file
+// (an unweighted set has none); puts the edges together with `runs`, the shard's runs as the
+// scatter indexes hold them (contents are checked later).
+inline void ReadShard(const std::string& dir, uint32_t p, bool weighted,
+                      const std::vector<Run>& runs, ShardContents* s) {
   SCOPED_TRACE("shard " + std::to_string(p));
   const std::string adj = ReadFile(dir + "/" + ShardName(p, ".adj"));
   ASSERT_GE(adj.size(), 4096u);
   ASSERT_EQ(adj.substr(0, 8), "NEEDLADJ");
-  EXPECT_EQ(Load<uint32_t>(adj, 8), 2u) << "format version";
+  EXPECT_EQ(Load<uint32_t>(adj, 8), 4u) << "format version";
   EXPECT_EQ(Load<uint32_t>(adj, 12), p) << "shard index in the header";
   s->num_runs = Load<uint64_t>(adj, 16);
   s->num_edges = Load<uint64_t>(adj, 24);
+  EXPECT_EQ(Load<uint64_t>(adj, 32), 0u) << "reserved header field";
+  const uint64_t targets_pos = Load<uint64_t>(adj, 40);
   s->first_vertex = Load<uint32_t>(adj, 48);
   s->end_vertex = Load<uint32_t>(adj, 52);
-  const uint64_t runs_pos = Load<uint64_t>(adj, 32);
-  const uint64_t targets_pos = Load<uint64_t>(adj, 40);
-  ASSERT_EQ(runs_pos, 4096u);
-  ASSERT_EQ(targets_pos, AlignUp(runs_pos + 8 * s->num_runs));
-  ASSERT_EQ(adj.size(), AlignUp(targets_pos + 4 * s->num_edges)) << "adjacency file size";
-  EXPECT_TRUE(ZeroFrom(adj.substr(0, 4096), 64)) << "header padding is not zero";
-  EXPECT_TRUE(ZeroFrom(adj.substr(0, targets_pos), runs_pos + 8 * s->num_runs))
-      << "runs padding is not zero";
+  ASSERT_EQ(targets_pos, 4096u);
+  ASSERT_EQ(adj.size(), AlignUp(4096 + 4 * s->num_edges)) << "adjacency file size";
+  EXPECT_TRUE(ZeroFrom(adj.substr(0, 4096), 56)) << "header padding is not zero";
   EXPECT_TRUE(ZeroFrom(adj, targets_pos + 4 * s->num_edges)) << "targets padding is not zero";
-  s->runs = LoadArray<Run>(adj, runs_pos, s->num_runs);
   s->targets = LoadArray<uint32_t>(adj, targets_pos, s->num_edges);
 
-  const std::string val = ReadFile(dir + "/" + ShardName(p, ".val"));
-  ASSERT_EQ(val.size(), AlignUp(4 * s->num_edges)) << "values file size";
-  EXPECT_TRUE(ZeroFrom(val, 4 * s->num_edges)) << "values padding is not zero";
-  s->value_bits = LoadArray<uint32_t>(val, 0, s->num_edges);
+  const std::string val_path = dir + "/" + ShardName(p, ".val");
+  if (weighted) {
+    const std::string val = ReadFile(val_path);
+    ASSERT_EQ(val.size(), AlignUp(4 * s->num_edges)) << "values file size";
+    EXPECT_TRUE(ZeroFrom(val, 4 * s->num_edges)) << "values padding is not zero";
+    s->value_bits = LoadArray<uint32_t>(val, 0, s->num_edges);
+  } else {
+    EXPECT_FALSE(std::filesystem::exists(val_path)) << "an unweighted set has no value files";
+    s->value_bits.assign(s->num_edges, FloatBits(1.0f));
+  }
 
+  s->runs = runs;
+  ASSERT_EQ(s->runs.size(), s->num_runs) << "runs in the scatter indexes vs the header";
   uint64_t edge = 0;
   for (uint64_t r = 0; r < s->runs.size(); ++r) {
     const Run& run = s->runs[r];
@@ -436,48 +496,6 @@ inline void ReadShard(const std::string& dir, uint32_t p, ShardContents* s) {
     }
   }
   ASSERT_EQ(edge, s->num_edges) << "runs hold fewer edges than the header says";
-}
-
-// LEB128, as the scatter index stores numbers: 7 bits a byte, low first, high bit = more.
-inline uint32_t ReadVarint(const std::string& bytes, uint64_t& at) {
-  uint64_t v = 0;
-  for (int shift = 0; at < bytes.size() && shift < 35; shift += 7) {
-    const auto b = static_cast<uint8_t>(bytes[at++]);
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (b < 0x80) return static_cast<uint32_t>(v);
-  }
-  ADD_FAILURE() << "varint runs past the end of the scatter index or over 32 bits at " << at;
-  return 0;
-}
-
-// Interval p's scatter index against the runs of every shard read independently: P + 1
-// offsets, then for each shard q the runs of window (q, p) — source as the distance from the
-// previous run's source (from the interval's first id for the first), count − 1 — exactly
-// filling [offset q, offset q + 1); zeros after the last.
-inline void CheckScatterIndex(const std::string& path, uint32_t p,
-                              const std::vector<uint64_t>& bounds,
-                              const std::vector<std::vector<Run>>& shard_runs) {
-  SCOPED_TRACE(path);
-  const uint32_t P = static_cast<uint32_t>(shard_runs.size());
-  const std::string bytes = ReadFile(path);
-  ASSERT_GE(bytes.size(), 8 * (uint64_t{P} + 1)) << "shorter than its offsets";
-  const std::vector<uint64_t> offsets = LoadArray<uint64_t>(bytes, 0, P + 1);
-  ASSERT_EQ(offsets[0], 8 * (uint64_t{P} + 1)) << "the packed runs do not follow the offsets";
-  for (uint32_t q = 0; q < P; ++q) {
-    uint64_t at = offsets[q];
-    uint32_t previous = static_cast<uint32_t>(bounds[p]);
-    for (const Run& r : shard_runs[q]) {
-      if (r.source < bounds[p] || r.source >= bounds[p + 1]) continue;
-      const uint32_t source = previous + ReadVarint(bytes, at);
-      const uint32_t count = ReadVarint(bytes, at) + 1;
-      ASSERT_EQ(source, r.source) << "window (" << q << ", " << p << ")";
-      ASSERT_EQ(count, r.count) << "window (" << q << ", " << p << ") source " << source;
-      previous = source;
-    }
-    ASSERT_EQ(at, offsets[q + 1]) << "window (" << q << ", " << p << ") does not end where the "
-                                  << "next starts";
-  }
-  EXPECT_TRUE(ZeroFrom(bytes, offsets[P])) << "padding after the packed runs is not zero";
 }
 
 struct ShardSetSummary {
@@ -498,7 +516,7 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
   // The manifest: counts, intervals, files.
   const ParsedManifest man = ParseManifestText(ReadFile(dir + "/manifest"));
   ASSERT_EQ(man.error, "");
-  EXPECT_EQ(man.version, std::to_string(kManifestVersion));
+  EXPECT_EQ(man.version, "4");
   EXPECT_EQ(man.values.count("input-path"), 1u);
   ASSERT_EQ(man.values.count("vertices"), 1u);
   EXPECT_EQ(man.values.at("vertices"), std::to_string(n));
@@ -522,7 +540,7 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
   std::set<std::string> expected_files{"windows.idx", "degrees.bin"};
   for (uint32_t p = 0; p < P; ++p) {
     expected_files.insert(ShardName(p, ".adj"));
-    expected_files.insert(ShardName(p, ".val"));
+    if (g.weighted) expected_files.insert(ShardName(p, ".val"));  // unweighted: every weight 1
     expected_files.insert(ShardName(p, ".idx", "scatter"));
   }
   std::set<std::string> listed;
@@ -531,6 +549,9 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
     const std::string bytes = ReadFile(dir + "/" + f.name);
     EXPECT_EQ(bytes.size(), f.size) << f.name << ": size on disk vs manifest";
     EXPECT_EQ(f.size % 4096, 0u) << f.name << " is not padded to 4 KiB";
+    if (f.name.ends_with(".adj")) {  // a 4 KiB header and 4 bytes per edge: nothing else
+      EXPECT_EQ(f.size, AlignUp(4096 + 4 * Load<uint64_t>(bytes, 24))) << f.name;
+    }
     EXPECT_EQ(f.digest, Hex16(XXH3_64bits(bytes.data(), bytes.size())))
         << f.name << ": digest in the manifest vs XXH3-64 of the file";
   }
@@ -555,11 +576,16 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
   const uint64_t entries = uint64_t{P} * (P + 1);
   ASSERT_EQ(windows.size(), AlignUp(16 * entries)) << "windows.idx size";
   EXPECT_TRUE(ZeroFrom(windows, 16 * entries)) << "windows.idx padding is not zero";
-  uint64_t total_edges = 0;
+  // The runs of every shard, from the scatter indexes (the only place that holds them).
   std::vector<std::vector<Run>> shard_runs(P);
   for (uint32_t p = 0; p < P; ++p) {
+    ReadScatterIndex(dir + "/" + ShardName(p, ".idx", "scatter"), p, bounds, &shard_runs);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  uint64_t total_edges = 0;
+  for (uint32_t p = 0; p < P; ++p) {
     ShardContents s;
-    ReadShard(dir, p, &s);
+    ReadShard(dir, p, g.weighted, shard_runs[p], &s);
     if (::testing::Test::HasFatalFailure()) return;
     EXPECT_EQ(s.first_vertex, bounds[p]) << "shard " << p << "'s header: interval start";
     EXPECT_EQ(s.end_vertex, bounds[p + 1]) << "shard " << p << "'s header: interval end";
@@ -575,7 +601,6 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
       }
     }
     EXPECT_TRUE(SequencesEqual("shard edges", s.edges, expected[p])) << "shard " << p;
-    shard_runs[p] = s.runs;
     // Windows: for interval q, the first run (and edge) whose source is >= bounds[q]; the
     // closing entry q = P holds the shard's totals.
     for (uint32_t q = 0; q <= P; ++q) {
@@ -595,9 +620,6 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
     }
   }
   EXPECT_EQ(total_edges, m) << "edges across all shards";
-  for (uint32_t p = 0; p < P; ++p) {
-    CheckScatterIndex(dir + "/" + ShardName(p, ".idx", "scatter"), p, bounds, shard_runs);
-  }
 
   const Degrees d = DegreesOf(g);
   const std::string degrees = ReadFile(dir + "/degrees.bin");

@@ -543,7 +543,7 @@ std::vector<Change> Changes() {
       {"newer_manifest_version", "version",
        [](S in, S set, ShardOptions&) {
          WriteFile(set + "/manifest",
-                   ReplaceManifestVersion(set, std::to_string(kManifestVersion + 1)));
+                   ReplaceManifestVersion(set, std::to_string(kShardFormatVersion + 1)));
          return in;
        }},
       {"older_manifest_version", "version",  // a version-1 set has no scatter indexes

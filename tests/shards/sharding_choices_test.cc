@@ -494,7 +494,7 @@ TEST_F(ChoicesReuseTest, SmallerBudgetSetIsReusedForALargerOneWhenAsked) {
 // The manifest as needle wrote it before symmetrize and interval costs existed: these keys, in
 // this order, built from the values of `m`.
 std::string ManifestBeforeTheChoices(const testing::ParsedManifest& m) {
-  std::string body = "needle-shards " + std::to_string(kManifestVersion) + "\n";
+  std::string body = "needle-shards " + std::to_string(kShardFormatVersion) + "\n";
   for (const char* key :
        {"input-size", "input-mtime-ns", "input-ctime-ns", "input-content-hash", "input-path",
         "memory", "format", "weights", "vertices", "edges", "weighted", "intervals"}) {
@@ -570,6 +570,7 @@ Manifest OneIntervalManifest(uint64_t n) {
   Manifest m;
   m.input.path = "/g.el";
   m.num_vertices = n;
+  m.weighted = true;  // so it has value files
   m.bounds = {0, static_cast<uint32_t>(n)};
   m.files = {{"shard-0000.adj", 8192, 1},
              {"shard-0000.val", 4096, 2},

@@ -1,0 +1,134 @@
+// What a run reads of a shard set, by file kind (RunSummary::io, the --stats "bytes_read").
+//
+// An unweighted set has no value files: a program that uses weights (mssp) gets weight 1 on
+// every edge without reading anything, and ends with exactly the values it gets on the same
+// graph written with weight 1 on every edge, whose set has value files and reads them. On the
+// resident transport (the set read once), every kind's bytes are exactly the files' parts the
+// engine needs: 4 bytes an edge of targets (the adjacency files hold nothing else), 4 of
+// weights when the program uses them and the set has them, the scatter indexes whole, 8 bytes
+// a vertex of degrees — and nothing under any other kind.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "apps/programs/pagerank.h"
+#include "apps/programs/shortest_paths.h"
+#include "engine_test_util.h"
+#include "loaders/edge_list_writer.h"
+#include "loaders/rmat.h"
+
+namespace needle {
+namespace {
+
+uint64_t Read(const RunSummary& s, FileKind kind) { return s.io.read[static_cast<size_t>(kind)]; }
+
+class ShardReadsTest : public WithTempDir<::testing::TestWithParam<Mode>> {
+ protected:
+  void SetUp() override {
+    WithTempDir::SetUp();
+    RmatOptions r;
+    r.scale = 9;
+    r.edge_factor = 8;
+    const EdgeList list = GenerateRmat(r);
+    WriteEdgeListText(list, File("g.el"));
+    std::string ones;  // the same edges, each with weight 1
+    list.ForEach([&](const Edge& e, Weight) {
+      ones += std::to_string(e.source) + " " + std::to_string(e.target) + " 1\n";
+    });
+    WriteFile(File("g1.wel"), ones);
+  }
+  EngineRun Run() const {
+    EngineRun run;
+    run.Use(GetParam());
+    return run;
+  }
+  // Every kind but those named read nothing.
+  static void ExpectOnly(const RunSummary& s, std::initializer_list<FileKind> kinds) {
+    for (int k = 0; k < static_cast<int>(FileKind::kCount); ++k) {
+      const auto kind = static_cast<FileKind>(k);
+      if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
+      EXPECT_EQ(Read(s, kind), 0u) << FileKindName(kind);
+    }
+  }
+};
+
+TEST_P(ShardReadsTest, UnweightedSetReadsNoWeightsAndGivesTheSameValues) {
+  const ShardSet plain = ShardInto(File("g.el"), File("plain"), 3);
+  const ShardSet ones = ShardInto(File("g1.wel"), File("ones"), 3);
+  ASSERT_FALSE(plain.weighted());
+  ASSERT_TRUE(ones.weighted());
+  ASSERT_GE(plain.num_intervals(), 2u);
+  ASSERT_EQ(plain.manifest().bounds, ones.manifest().bounds);
+  EXPECT_EQ(plain.BytesOf(".val"), 0u);
+  EXPECT_EQ(ones.BytesOf(".val"), ones.BytesOf(".adj") - 4096 * uint64_t{ones.num_intervals()});
+
+  apps::ShortestPaths<1> paths;
+  paths.sources = {0};
+  RunSummary plain_run, ones_run;
+  const auto plain_distances = RunProgram(plain, paths, Run(), &plain_run);
+  const auto ones_distances = RunProgram(ones, paths, Run(), &ones_run);
+  EXPECT_EQ(plain_distances, ones_distances);
+  EXPECT_EQ(Read(plain_run, FileKind::kWeights), 0u);
+  EXPECT_GT(Read(ones_run, FileKind::kWeights), 0u);
+  // Everything else is read alike.
+  EXPECT_EQ(Read(plain_run, FileKind::kAdjacency), Read(ones_run, FileKind::kAdjacency));
+  EXPECT_EQ(Read(plain_run, FileKind::kScatterIndex), Read(ones_run, FileKind::kScatterIndex));
+  EXPECT_EQ(Read(plain_run, FileKind::kDegrees), Read(ones_run, FileKind::kDegrees));
+
+  // A program that does not use weights reads none, weighted set or not.
+  RunSummary pagerank_run;
+  const auto ranks_plain = RunProgram(plain, apps::PageRank{}, Run());
+  const auto ranks_ones = RunProgram(ones, apps::PageRank{}, Run(), &pagerank_run);
+  ASSERT_EQ(ranks_plain.size(), ranks_ones.size());
+  for (size_t v = 0; v < ranks_plain.size(); ++v)
+    EXPECT_EQ(ranks_plain[v].rank, ranks_ones[v].rank);
+  EXPECT_EQ(Read(pagerank_run, FileKind::kWeights), 0u);
+}
+
+TEST_P(ShardReadsTest, EachFileIsCountedUnderItsKind) {
+  for (const char* input : {"g.el", "g1.wel"}) {
+    SCOPED_TRACE(input);
+    const std::string dir = File(std::string(input) + ".shards");
+    const ShardSet set = ShardInto(File(input), dir, 3);
+    apps::ShortestPaths<1> paths;
+    paths.sources = {0};
+    RunSummary s;
+    RunProgram(set, paths, Run(), &s);
+    const uint64_t edges = set.manifest().num_edges, vertices = set.manifest().num_vertices;
+    const uint64_t scatter_indexes = set.BytesOf(".idx") - set.BytesOf(kWindowsName);
+    if (TransportOf(GetParam()) == TransportChoice::kResident) {
+      // Read once, exactly what the engine needs (buffered: exact byte ranges).
+      EXPECT_EQ(Read(s, FileKind::kAdjacency), 4 * edges);
+      EXPECT_EQ(Read(s, FileKind::kWeights), set.weighted() ? 4 * edges : 0);
+      EXPECT_EQ(Read(s, FileKind::kScatterIndex), scatter_indexes);
+      EXPECT_EQ(Read(s, FileKind::kDegrees), 8 * vertices);
+      ExpectOnly(s, {FileKind::kAdjacency, FileKind::kWeights, FileKind::kScatterIndex,
+                     FileKind::kDegrees});
+    } else {
+      // Every turn reads its interval's targets (and weights), scatter index and degrees, and
+      // the messages of the windows that carry them.
+      EXPECT_GE(Read(s, FileKind::kAdjacency), 4 * edges);
+      EXPECT_EQ(Read(s, FileKind::kAdjacency) % 4, 0u);
+      if (set.weighted()) {
+        EXPECT_EQ(Read(s, FileKind::kWeights), Read(s, FileKind::kAdjacency));
+      } else {
+        EXPECT_EQ(Read(s, FileKind::kWeights), 0u);
+      }
+      EXPECT_GE(Read(s, FileKind::kScatterIndex), scatter_indexes);
+      EXPECT_GE(Read(s, FileKind::kDegrees), 8 * vertices);
+      EXPECT_GT(Read(s, FileKind::kValues), 0u);
+      ExpectOnly(s, {FileKind::kAdjacency, FileKind::kWeights, FileKind::kScatterIndex,
+                     FileKind::kDegrees, FileKind::kValues});
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, ShardReadsTest,
+                         ::testing::Values(Mode::kStaticSync, Mode::kResidentSync),
+                         [](const ::testing::TestParamInfo<Mode>& p) { return ModeName(p.param); });
+
+}  // namespace
+}  // namespace needle
