@@ -28,9 +28,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "bench/bench_main.h"
-#include "loaders/error.h"
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 
 namespace {
 

@@ -25,12 +25,12 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "bench/bench_main.h"
+#include "io/mapped_file.h"
 #include "loaders/csr.h"
 #include "loaders/csr_file.h"
 #include "loaders/edge_list_writer.h"
-#include "loaders/error.h"
-#include "loaders/mapped_file.h"
 #include "loaders/rmat.h"
 #include "loaders/text_reader.h"
 

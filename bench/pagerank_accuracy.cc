@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "apps/oracles/oracles.h"
 #include "apps/programs/pagerank.h"
 #include "bench/bench_main.h"
 #include "engine/engine.h"
 #include "loaders/load_graph.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
-#include "apps/oracles/oracles.h"
 
 namespace needle::bench {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "loaders/error.h"
+#include "base/error.h"
 #include "shards/shard_layout.h"
 
 namespace needle {

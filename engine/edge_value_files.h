@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 #include "shards/shard_set.h"
 
 namespace needle {

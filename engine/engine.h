@@ -39,6 +39,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+#include "base/parallel.h"
 #include "engine/edge_value_files.h"
 #include "engine/engine_options.h"
 #include "engine/interval_io.h"
@@ -48,12 +50,10 @@
 #include "engine/run_stats.h"
 #include "engine/static_windows.h"
 #include "engine/transport.h"
+#include "engine/vertex_store.h"
 #include "engine/work_dir.h"
-#include "loaders/error.h"
-#include "loaders/parallel.h"
 #include "shards/run_codec.h"
 #include "shards/shard_set.h"
-#include "shards/vertex_store.h"
 
 namespace needle {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 
 namespace needle {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 

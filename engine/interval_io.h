@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/edge_value_files.h"
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 #include "shards/shard_layout.h"
 #include "shards/shard_set.h"
 

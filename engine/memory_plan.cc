@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "engine/interval_io.h"
+#include "io/io_backend.h"
 #include "shards/intervals.h"
-#include "shards/io_backend.h"
 #include "shards/shard_set.h"
 
 namespace needle {

@@ -64,8 +64,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "base/types.h"
 #include "engine/aggregation.h"
-#include "loaders/types.h"
 
 namespace needle {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/engine_options.h"
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 
 namespace needle {
 

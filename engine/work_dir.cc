@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 namespace {

@@ -1,8 +1,8 @@
 // WorkDir: a run's scratch directory inside the shard set (its working edge values and, when
 // they do not stay in memory, its vertex values), on the same disk as the shards.
 //
-// Named DIR/.needle-run-XXXXXX, locked by its run while it lives (loaders/file_lock.h) and
-// registered for removal on SIGINT/SIGTERM (loaders/cleanup.h), and removed with its contents
+// Named DIR/.needle-run-XXXXXX, locked by its run while it lives (base/file_lock.h) and
+// registered for removal on SIGINT/SIGTERM (base/cleanup.h), and removed with its contents
 // when the run ends. A run killed outright leaves one behind; the next run removes the ones
 // that no process holds (never judging by process ids, which say nothing across containers
 // sharing the directory). The shard set's own files are never touched.
@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "loaders/cleanup.h"
-#include "loaders/file_lock.h"
+#include "base/cleanup.h"
+#include "base/file_lock.h"
 
 namespace needle {
 

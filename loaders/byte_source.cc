@@ -10,8 +10,8 @@
 #include <cerrno>
 #include <memory>
 
-#include "loaders/error.h"
-#include "loaders/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace needle {
 namespace {

@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "loaders/csr_file.h"
-#include "loaders/error.h"
-#include "loaders/unique_fd.h"
 
 namespace needle {
 namespace {

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <span>
 
+#include "base/huge_array.h"
+#include "base/types.h"
 #include "loaders/edge_list.h"
-#include "loaders/huge_array.h"
-#include "loaders/types.h"
 
 namespace needle {
 

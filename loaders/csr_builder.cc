@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/parallel.h"
 #include "loaders/csr.h"
-#include "loaders/parallel.h"
 
 namespace needle {
 namespace {

@@ -17,9 +17,9 @@
 #include <mutex>
 #include <vector>
 
-#include "loaders/error.h"
-#include "loaders/output_file.h"
-#include "loaders/parallel.h"
+#include "base/error.h"
+#include "base/parallel.h"
+#include "io/output_file.h"
 
 namespace needle {
 namespace {

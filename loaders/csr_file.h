@@ -16,18 +16,18 @@
 #include <string>
 #include <vector>
 
+#include "base/unique_fd.h"
+#include "io/output_file.h"
 #include "loaders/csr.h"
 #include "loaders/csr_file_format.h"
 #include "loaders/format.h"
-#include "loaders/output_file.h"
-#include "loaders/unique_fd.h"
 
 namespace needle {
 
 // Writes `csr` into `out` (the caller commits it): a regular file in parallel, a device or a
 // pipe in file order.
 void WriteCsrFile(const Csr& csr, OutputFile& out, int threads = 0);
-// The same into a new file at `path` (loaders/output_file.h), committed when complete.
+// The same into a new file at `path` (io/output_file.h), committed when complete.
 void WriteCsrFile(const Csr& csr, const std::string& path, int threads = 0);
 
 // Whether `path` is to be read as a .csr file: `requested` is kCsr, or it is kAuto and the

@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "loaders/huge_array.h"
-#include "loaders/types.h"
+#include "base/huge_array.h"
+#include "base/types.h"
 
 namespace needle {
 

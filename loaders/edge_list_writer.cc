@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "loaders/error.h"
-#include "loaders/huge_array.h"
-#include "loaders/output_file.h"
-#include "loaders/parallel.h"
-#include "loaders/unique_fd.h"
+#include "base/error.h"
+#include "base/huge_array.h"
+#include "base/parallel.h"
+#include "base/unique_fd.h"
+#include "io/output_file.h"
 
 namespace needle {
 namespace {

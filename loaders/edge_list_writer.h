@@ -7,9 +7,9 @@
 
 #include <string>
 
+#include "io/output_file.h"
 #include "loaders/csr.h"
 #include "loaders/edge_list.h"
-#include "loaders/output_file.h"
 
 namespace needle {
 

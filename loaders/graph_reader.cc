@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
+#include "base/huge_array.h"
+#include "base/unique_fd.h"
 #include "loaders/csr_file.h"
-#include "loaders/error.h"
-#include "loaders/huge_array.h"
-#include "loaders/unique_fd.h"
 
 namespace needle {
 

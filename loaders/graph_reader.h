@@ -25,9 +25,9 @@
 #include <span>
 #include <string>
 
+#include "base/types.h"
 #include "loaders/format.h"
 #include "loaders/text_reader.h"
-#include "loaders/types.h"
 
 namespace needle {
 

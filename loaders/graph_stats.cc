@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "loaders/parallel.h"
+#include "base/parallel.h"
 
 namespace needle {
 

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <cstring>
 
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "loaders/csr_file.h"
-#include "loaders/error.h"
-#include "loaders/unique_fd.h"
 
 namespace needle {
 namespace {

@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "loaders/parallel.h"
+#include "base/parallel.h"
 
 namespace needle {
 namespace {

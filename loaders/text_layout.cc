@@ -4,9 +4,9 @@
 #include <cctype>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
+#include "base/types.h"
 #include "loaders/number_parse.h"
-#include "loaders/types.h"
 
 namespace needle {
 namespace {

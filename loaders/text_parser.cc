@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
+#include "base/parallel.h"
 #include "loaders/number_parse.h"
-#include "loaders/parallel.h"
 
 namespace needle {
 namespace {

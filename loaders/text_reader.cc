@@ -5,8 +5,8 @@
 #include <string_view>
 #include <utility>
 
-#include "loaders/error.h"
-#include "loaders/mapped_file.h"
+#include "base/error.h"
+#include "io/mapped_file.h"
 
 namespace needle {
 namespace {

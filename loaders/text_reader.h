@@ -13,10 +13,10 @@
 #include <optional>
 #include <string>
 
+#include "base/huge_array.h"
 #include "loaders/byte_source.h"
 #include "loaders/edge_list.h"
 #include "loaders/format.h"
-#include "loaders/huge_array.h"
 #include "loaders/text_layout.h"
 #include "loaders/text_parser.h"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 namespace {

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "loaders/huge_array.h"
-#include "loaders/types.h"
-#include "shards/io_backend.h"
+#include "base/huge_array.h"
+#include "base/types.h"
+#include "io/io_backend.h"
 
 namespace needle {
 

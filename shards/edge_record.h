@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "loaders/types.h"
+#include "base/types.h"
 
 namespace needle {
 

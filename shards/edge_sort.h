@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "loaders/huge_array.h"
+#include "base/huge_array.h"
 #include "shards/edge_record.h"
 
 namespace needle {

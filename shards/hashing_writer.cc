@@ -7,8 +7,8 @@
 #include <new>
 #include <vector>
 
-#include "loaders/error.h"
-#include "loaders/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "shards/shard_layout.h"
 
 namespace needle {

@@ -13,8 +13,8 @@
 #include <memory>
 #include <string>
 
-#include "loaders/huge_array.h"
-#include "shards/io_backend.h"
+#include "base/huge_array.h"
+#include "io/io_backend.h"
 
 namespace needle {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 namespace {

@@ -14,11 +14,11 @@
 #include <set>
 #include <sstream>
 
+#include "base/error.h"
+#include "base/types.h"
+#include "base/unique_fd.h"
+#include "io/output_file.h"
 #include "loaders/content_hash.h"
-#include "loaders/error.h"
-#include "loaders/output_file.h"
-#include "loaders/types.h"
-#include "loaders/unique_fd.h"
 #include "shards/shard_layout.h"
 
 namespace needle {

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
 #include "loaders/format.h"
 #include "shards/intervals.h"
 #include "shards/shard_layout.h"

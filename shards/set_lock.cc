@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "loaders/error.h"
+#include "base/error.h"
 #include "shards/shard_layout.h"
 
 namespace needle {

@@ -1,4 +1,4 @@
-// The locks of a shard set (flocks, loaders/file_lock.h), which say who uses it without trusting
+// The locks of a shard set (flocks, base/file_lock.h), which say who uses it without trusting
 // process ids:
 //
 //   readers   — every open ShardSet, so every run — hold DIR/manifest shared;
@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-#include "loaders/file_lock.h"
+#include "base/file_lock.h"
 
 namespace needle {
 

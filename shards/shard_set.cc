@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <mutex>
 
-#include "loaders/error.h"
-#include "loaders/parallel.h"
-#include "loaders/types.h"
-#include "loaders/unique_fd.h"
+#include "base/error.h"
+#include "base/parallel.h"
+#include "base/types.h"
+#include "base/unique_fd.h"
+#include "io/io_backend.h"
 #include "shards/hashing_writer.h"
-#include "shards/io_backend.h"
 #include "shards/run_codec.h"
 #include "shards/set_lock.h"
 

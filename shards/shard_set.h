@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "loaders/file_lock.h"
+#include "base/file_lock.h"
 #include "shards/manifest.h"
 #include "shards/shard_layout.h"
 

@@ -14,12 +14,12 @@
 #include <optional>
 #include <vector>
 
-#include "loaders/cleanup.h"
-#include "loaders/error.h"
+#include "base/cleanup.h"
+#include "base/error.h"
+#include "base/huge_array.h"
+#include "base/parallel.h"
+#include "base/unique_fd.h"
 #include "loaders/graph_reader.h"
-#include "loaders/huge_array.h"
-#include "loaders/parallel.h"
-#include "loaders/unique_fd.h"
 #include "shards/bucket_log.h"
 #include "shards/edge_record.h"
 #include "shards/edge_sort.h"

@@ -27,9 +27,9 @@
 #include <optional>
 #include <string>
 
+#include "io/io_backend.h"
 #include "loaders/text_reader.h"
 #include "shards/intervals.h"
-#include "shards/io_backend.h"
 #include "shards/manifest.h"
 #include "shards/shard_set.h"
 

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "loaders/error.h"
-#include "loaders/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace needle {
 namespace {

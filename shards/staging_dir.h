@@ -1,6 +1,6 @@
 // StagingDir: where a shard set is written before it exists. A temporary sibling directory
 // (DIR.needle-tmp-XXXXXX), locked by its writer while it lives and registered for removal on
-// SIGINT/SIGTERM (loaders/file_lock.h, loaders/cleanup.h), that is removed with its contents
+// SIGINT/SIGTERM (base/file_lock.h, base/cleanup.h), that is removed with its contents
 // unless Commit() renamed it into place. Commit() fsyncs the directory, moves an existing DIR
 // aside (DIR.needle-old-XXXXXX), renames the staging directory to DIR, fsyncs the parent and
 // removes the old set. The caller holds DIR's exclusive lock (set_lock.h) throughout.
@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "loaders/cleanup.h"
-#include "loaders/file_lock.h"
+#include "base/cleanup.h"
+#include "base/file_lock.h"
 
 namespace needle {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "loaders/error.h"
-#include "loaders/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace needle {
 

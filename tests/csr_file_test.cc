@@ -11,9 +11,9 @@
 #include <tuple>
 #include <vector>
 
+#include "base/parallel.h"
 #include "loaders/csr_file_format.h"
 #include "loaders/load_graph.h"
-#include "loaders/parallel.h"
 #include "tests/test_util.h"
 
 namespace needle {

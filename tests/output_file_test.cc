@@ -1,8 +1,8 @@
-// OutputFile (loaders/output_file.h): what an output path names is written, never destroyed —
+// OutputFile (io/output_file.h): what an output path names is written, never destroyed —
 // a regular file is replaced only when the output is complete, a symlink stays a symlink, a
 // FIFO or device is written in place, a directory or an unwritable place fails at once, and
 // temporaries are locked while they live so that only dead writers' leftovers are removed.
-#include "loaders/output_file.h"
+#include "io/output_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <future>
 #include <string>
 
-#include "loaders/file_lock.h"
+#include "base/file_lock.h"
 #include "tests/test_util.h"
 
 namespace needle {

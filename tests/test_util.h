@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+#include "base/types.h"
 #include "loaders/csr.h"
 #include "loaders/edge_list.h"
-#include "loaders/error.h"
-#include "loaders/types.h"
 
 namespace needle {
 

@@ -1,16 +1,16 @@
 // needle convert: any supported graph into needle's binary .csr (or a text edge list),
 // optionally transposed, symmetrised, without self-loops or duplicates. The output is opened
-// before the input is read, and appears only when complete (loaders/output_file.h).
+// before the input is read, and appears only when complete (io/output_file.h).
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
+#include "io/output_file.h"
 #include "loaders/csr_file.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/load_graph.h"
-#include "loaders/output_file.h"
 
 namespace needle::cli {
 

@@ -6,9 +6,9 @@
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
+#include "io/output_file.h"
 #include "loaders/csr_file.h"
 #include "loaders/edge_list_writer.h"
-#include "loaders/output_file.h"
 #include "loaders/rmat.h"
 
 namespace needle::cli {

@@ -6,7 +6,7 @@
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
-#include "loaders/error.h"
+#include "base/error.h"
 #include "loaders/graph_stats.h"
 #include "loaders/load_graph.h"
 #include "shards/shard_set.h"

@@ -16,8 +16,8 @@
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/signals.h"
-#include "loaders/error.h"
-#include "loaders/output_file.h"
+#include "base/error.h"
+#include "io/output_file.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "apps/cli/cli_common.h"
 #include "apps/cli/run_output.h"
 #include "engine/engine_options.h"
-#include "loaders/output_file.h"
+#include "io/output_file.h"
 
 namespace needle::cli {
 

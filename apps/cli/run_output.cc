@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "apps/cli/cli_common.h"
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle::cli {
 

@@ -1,5 +1,5 @@
 // What `needle run` writes: the per-vertex output (--out), the per-iteration statistics as
-// JSON lines (--stats), both through loaders/output_file.h (created before the run, so a bad
+// JSON lines (--stats), both through io/output_file.h (created before the run, so a bad
 // path fails before any work; a regular file appears only when complete; a device, FIFO or
 // "-" is written as it goes), and a progress line per iteration on a terminal.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "engine/run_stats.h"
-#include "loaders/output_file.h"
+#include "io/output_file.h"
 
 namespace needle::cli {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "loaders/cleanup.h"
+#include "base/cleanup.h"
 
 namespace needle::cli {
 

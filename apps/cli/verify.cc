@@ -5,10 +5,10 @@
 #include <string_view>
 
 #include "apps/cli/cli_common.h"
-#include "loaders/error.h"
+#include "base/error.h"
+#include "base/parallel.h"
 #include "loaders/format.h"
 #include "loaders/load_graph.h"
-#include "loaders/parallel.h"
 
 namespace needle::cli {
 

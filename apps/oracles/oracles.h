@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "base/types.h"
 #include "loaders/csr.h"
-#include "loaders/types.h"
 
 namespace needle::oracle {
 

@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <limits>
 
+#include "base/types.h"
 #include "engine/program.h"
-#include "loaders/types.h"
 
 namespace needle::apps {
 

@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
+#include "apps/oracles/oracles.h"
 #include "apps/programs/connected_components.h"
 #include "apps/programs/pagerank.h"
 #include "apps/programs/shortest_paths.h"
 #include "engine_test_util.h"
-#include "apps/oracles/oracles.h"
 
 namespace needle {
 namespace {

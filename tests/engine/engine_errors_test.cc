@@ -12,10 +12,10 @@
 #include <string>
 
 #include "apps/programs/pagerank.h"
+#include "base/error.h"
+#include "base/file_lock.h"
 #include "engine_test_util.h"
 #include "loaders/edge_list_writer.h"
-#include "loaders/error.h"
-#include "loaders/file_lock.h"
 #include "loaders/rmat.h"
 
 namespace needle {

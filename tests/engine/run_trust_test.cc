@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine_test_util.h"
 #include "apps/oracles/oracles.h"
+#include "engine_test_util.h"
 
 namespace needle {
 namespace {

@@ -26,9 +26,9 @@
 #include <optional>
 #include <vector>
 
+#include "base/error.h"
 #include "loaders/csr.h"
 #include "loaders/csr_file.h"
-#include "loaders/error.h"
 #include "loaders/graph_reader.h"
 #include "tests/fuzz/csr_image.h"
 #include "tests/fuzz/fuzz_util.h"

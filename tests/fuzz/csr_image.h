@@ -11,8 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/types.h"
 #include "loaders/csr_file_format.h"
-#include "loaders/types.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace needle::fuzz {

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 // Marks a harness function that libFuzzer should not steer by: decoding the input's own
 // envelope (zero runs, archives) and recomputing checksums. Without it, inputs that only take

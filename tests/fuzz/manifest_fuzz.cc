@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "loaders/error.h"
+#include "base/error.h"
 #include "shards/manifest.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "loaders/types.h"
+#include "base/types.h"
 #include "shards/run_codec.h"
 #include "tests/fuzz/fuzz_util.h"
 

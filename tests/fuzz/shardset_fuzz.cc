@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "apps/programs/connected_components.h"
+#include "base/error.h"
 #include "engine/engine.h"
-#include "loaders/error.h"
 #include "shards/shard_set.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/shard_archive.h"

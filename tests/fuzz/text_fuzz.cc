@@ -31,8 +31,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "loaders/edge_list.h"
-#include "loaders/error.h"
 #include "loaders/format.h"
 #include "loaders/text_layout.h"
 #include "loaders/text_parser.h"

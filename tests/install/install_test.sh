@@ -35,12 +35,12 @@ echo "== install $build_dir -> $tmp/prefix"
 "$cmake_bin" --install "$build_dir" --prefix "$tmp/prefix"
 
 # The layout the package promises.
-for f in include/needle/loaders/types.h include/needle/shards/sharder.h \
+for f in include/needle/base/types.h include/needle/io/io_backend.h include/needle/shards/sharder.h \
          include/needle/engine/engine.h include/needle/engine/program.h \
          include/needle/apps/programs/connected_components.h; do
   [[ -f "$tmp/prefix/$f" ]] || { echo "install_test: $f not installed" >&2; exit 1; }
 done
-for f in libneedle_loaders.a libneedle_shards.a libneedle_engine.a \
+for f in libneedle_base.a libneedle_io.a libneedle_loaders.a libneedle_shards.a libneedle_engine.a \
          cmake/needle/needleConfig.cmake cmake/needle/needleConfigVersion.cmake; do
   [[ -n "$(find "$tmp/prefix" -path "*/$f")" ]] || { echo "install_test: $f not installed" >&2; exit 1; }
 done

@@ -1,8 +1,8 @@
-// Tests of the shard I/O layer (shards/io_backend.h): both backends, with and without direct
+// Tests of the shard I/O layer (io/io_backend.h): both backends, with and without direct
 // I/O and with short transfers injected, against known pseudo-random bytes and against each
 // other; the error contract (path, byte offset, errno); the io_uring → pread fallback; the
 // O_DIRECT probe; and the small helpers (names, counters, aligned buffers, eviction).
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
 #include "test_util.h"
 
 namespace needle {

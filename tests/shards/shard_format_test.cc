@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "loaders/edge_list_writer.h"
-#include "loaders/error.h"
 #include "loaders/rmat.h"
 #include "shards/manifest.h"
 #include "shards/shard_layout.h"

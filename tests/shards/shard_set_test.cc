@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "loaders/edge_list_writer.h"
-#include "loaders/error.h"
 #include "loaders/rmat.h"
 #include "shards/run_codec.h"
 #include "shards/sharder.h"

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "loaders/error.h"
+#include "base/error.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
 

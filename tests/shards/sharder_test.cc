@@ -31,9 +31,9 @@
 #include <thread>
 #include <vector>
 
+#include "base/error.h"
 #include "loaders/csr_file.h"
 #include "loaders/edge_list_writer.h"
-#include "loaders/error.h"
 #include "loaders/format.h"
 #include "loaders/load_graph.h"
 #include "loaders/rmat.h"

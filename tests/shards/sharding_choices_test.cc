@@ -28,8 +28,8 @@
 #include <tuple>
 #include <vector>
 
+#include "base/error.h"
 #include "loaders/edge_list_writer.h"
-#include "loaders/error.h"
 #include "loaders/load_graph.h"
 #include "loaders/rmat.h"
 #include "shards/intervals.h"

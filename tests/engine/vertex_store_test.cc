@@ -1,6 +1,6 @@
 // VertexStore: interval reads and writes of fixed-width vertex values, on both backends, with
 // and without O_DIRECT, at ranges that do not line up with 4 KiB blocks.
-#include "shards/vertex_store.h"
+#include "engine/vertex_store.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
 #include "shards/shard_set.h"
 
 namespace needle {

@@ -1,11 +1,11 @@
-#include "loaders/mapped_file.h"
+#include "io/mapped_file.h"
 
 #include <sys/mman.h>
 
 #include <utility>
 
-#include "loaders/error.h"
-#include "loaders/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace needle {
 

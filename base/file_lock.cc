@@ -1,4 +1,4 @@
-#include "loaders/file_lock.h"
+#include "base/file_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 

@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "loaders/cleanup.h"
-#include "loaders/file_lock.h"
+#include "base/cleanup.h"
+#include "base/file_lock.h"
 
 namespace needle {
 

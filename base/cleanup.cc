@@ -1,4 +1,4 @@
-#include "loaders/cleanup.h"
+#include "base/cleanup.h"
 
 #include <unistd.h>
 

@@ -1,10 +1,10 @@
-#include "shards/vertex_store.h"
+#include "engine/vertex_store.h"
 
 #include <unistd.h>
 
 #include <cstring>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 namespace {

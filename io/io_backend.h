@@ -46,7 +46,7 @@
 #include <string>
 #include <string_view>
 
-#include "loaders/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace needle {
 

@@ -1,9 +1,9 @@
-// The io_uring backend (private to shards/io_backend.cc).
+// The io_uring backend (private to io/io_backend.cc).
 #pragma once
 
 #include <memory>
 
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 
 namespace needle {
 

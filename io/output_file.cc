@@ -1,4 +1,4 @@
-#include "loaders/output_file.h"
+#include "io/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include <set>
 #include <utility>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 namespace {

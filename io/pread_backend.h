@@ -1,10 +1,10 @@
-// The pread/pwrite backend (private to shards/io_backend.cc): the fallback where io_uring is
+// The pread/pwrite backend (private to io/io_backend.cc): the fallback where io_uring is
 // refused. One worker thread per backend executes the submitted batches in order.
 #pragma once
 
 #include <memory>
 
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 
 namespace needle {
 

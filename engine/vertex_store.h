@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 
 namespace needle {
 

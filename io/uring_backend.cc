@@ -11,7 +11,7 @@
 // been seen, slots_ holds one entry for each of them; a batch's `unfinished` counts its
 // requests that are pending or in the kernel, so a batch is finished when it reaches 0. A
 // failed batch's pending operations are dropped at once; those in the kernel are waited for.
-#include "shards/uring_backend.h"
+#include "io/uring_backend.h"
 
 #include <liburing.h>
 #include <sched.h>
@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 namespace {

@@ -5,7 +5,7 @@
 // Invariants: a batch's requests and buffers are only touched by the worker until the batch
 // is marked done (under the mutex); the caller thread alone touches the counters. A batch
 // that fails stops at the failing request; its completed requests are the prefix before it.
-#include "shards/pread_backend.h"
+#include "io/pread_backend.h"
 
 #include <unistd.h>
 
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 namespace {

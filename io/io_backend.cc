@@ -1,7 +1,7 @@
 // What the two I/O backends share: choosing one (Create, with the io_uring → pread fallback
 // and the NEEDLE_IO_INJECT fault injection), opening files with the O_DIRECT probe, checking
 // requests, the error messages, aligned buffers and page cache eviction.
-#include "shards/io_backend.h"
+#include "io/io_backend.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,9 +17,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "loaders/error.h"
-#include "shards/pread_backend.h"
-#include "shards/uring_backend.h"
+#include "base/error.h"
+#include "io/pread_backend.h"
+#include "io/uring_backend.h"
 
 namespace needle {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "loaders/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace needle {
 

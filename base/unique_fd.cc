@@ -1,11 +1,11 @@
-#include "loaders/unique_fd.h"
+#include "base/unique_fd.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 
-#include "loaders/error.h"
+#include "base/error.h"
 
 namespace needle {
 
