@@ -74,8 +74,8 @@ MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vert
     }
     if (transport == TransportChoice::kResident) {
       throw std::invalid_argument("--memory " + FormatMiB(budget) +
-                                  " cannot hold this shard set in memory (--transport resident "
-                                  "needs " + FormatMiB(resident.Total()) + ": " +
+                                  " cannot hold this shard set in memory: --transport resident "
+                                  "needs --memory " + FormatMiB(resident.Total()) + " or more (" +
                                   resident.Describe() + ")");
     }
   }
@@ -83,9 +83,9 @@ MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vert
                                   vertex_width, budget, allow_resident);
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + FormatMiB(budget) +
-                                " is too small for this shard set: its largest interval needs " +
-                                FormatMiB(plan.Total()) + " (" + plan.Describe() +
-                                "); raise --memory or reshard with a smaller budget");
+                                " is too small for this shard set: give --memory " +
+                                FormatMiB(plan.Total()) + " or more (" + plan.Describe() +
+                                "), or reshard with a smaller budget");
   }
   return plan;
 }

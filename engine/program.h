@@ -66,6 +66,7 @@
 
 #include "base/types.h"
 #include "engine/aggregation.h"
+#include "shards/intervals.h"
 
 namespace needle {
 
@@ -92,6 +93,14 @@ struct AccumulatorOf<P> {
 // The type gather() folds into: P::Accumulator when the program names one, else P::EdgeValue.
 template <class P>
 using AccumulatorOf = typename program_detail::AccumulatorOf<P>::type;
+
+// A program's value widths, for the cost model that plans its intervals:
+//   shard_options.costs = IntervalCostsFor(WidthsOf<MyProgram>());
+template <class P>
+constexpr ValueWidths WidthsOf() {
+  return {sizeof(typename P::EdgeValue), sizeof(AccumulatorOf<P>), sizeof(typename P::VertexValue),
+          P::kUsesWeights};
+}
 
 template <class P>
 concept GasProgram = std::is_trivially_copyable_v<typename P::VertexValue> &&

@@ -81,11 +81,14 @@ IntervalPlan Start(uint64_t memory_bytes, const IntervalCosts& costs) {
   return plan;
 }
 
-[[noreturn]] void VertexDoesNotFit(uint64_t v, uint64_t out, uint64_t in, uint64_t cost) {
-  throw std::invalid_argument("vertex " + std::to_string(v) + " (out-degree " +
-                              std::to_string(out) + ", in-degree " + std::to_string(in) +
-                              ") needs " + FormatMiB(cost) +
-                              " alone, more than --memory allows; raise --memory");
+[[noreturn]] void VertexDoesNotFit(uint64_t v, uint64_t out, uint64_t in, uint64_t cost,
+                                   uint64_t held) {
+  throw std::invalid_argument(
+      "vertex " + std::to_string(v) + " (out-degree " + std::to_string(out) + ", in-degree " +
+      std::to_string(in) + ") needs " + FormatMiB(cost) +
+      " alone, more than --memory allows: give --memory " + FormatMiB(cost + kReservedBytes + held) +
+      " or more (its cost, the " + FormatMiB(kReservedBytes) + " reserve" +
+      (held > 0 ? " and " + FormatMiB(held) + " of degree arrays" : std::string()) + ")");
 }
 
 }  // namespace
@@ -102,14 +105,31 @@ std::string IntervalCosts::ToString() const {
          std::to_string(vertex) + " B/vertex";
 }
 
+IntervalCosts IntervalCostsFor(const ValueWidths& w) {
+  IntervalCosts costs;  // the defaults, which every program that fits them shares
+  const uint64_t in_edge = 4 + w.edge + (w.weights ? 4 : 0);  // target, message, weight
+  const uint64_t out_edge = 8 + w.edge;                         // a run at most, and the message
+  // degrees, accumulator and message, touched flag, value (sweep offsets are in the reserve)
+  const uint64_t vertex = 8 + w.accumulator + w.edge + 1 + w.vertex;
+  // Wider edges change the plan; the per-vertex part alone has slack in the reserve.
+  if (in_edge > costs.in_edge || out_edge > costs.out_edge) {
+    costs.in_edge = std::max(costs.in_edge, in_edge);
+    costs.out_edge = std::max(costs.out_edge, out_edge);
+    costs.vertex = std::max(costs.vertex, vertex);
+  }
+  return costs;
+}
+
 IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
                            std::span<const uint32_t> in_degree, uint64_t memory_bytes,
-                           const IntervalCosts& costs) {
+                           const IntervalCosts& costs, uint64_t held_bytes) {
   IntervalPlan plan = Start(memory_bytes, costs);
   Plan(
       out_degree.size(), [&](uint64_t v) { return CostOf(costs, out_degree[v], in_degree[v], 1); },
       [](uint64_t v) { return v; },
-      [&](uint64_t v, uint64_t c) -> bool { VertexDoesNotFit(v, out_degree[v], in_degree[v], c); },
+      [&](uint64_t v, uint64_t c) -> bool {
+        VertexDoesNotFit(v, out_degree[v], in_degree[v], c, held_bytes);
+      },
       plan);
   return plan;
 }
@@ -117,7 +137,8 @@ IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
 std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_out,
                                                  std::span<const uint64_t> unit_in, int unit_shift,
                                                  uint64_t n, uint64_t memory_bytes,
-                                                 const IntervalCosts& costs) {
+                                                 const IntervalCosts& costs,
+                                                 uint64_t held_bytes) {
   IntervalPlan plan = Start(memory_bytes, costs);
   const uint64_t count = n == 0 ? 0 : ((n - 1) >> unit_shift) + 1;
   auto first_id = [&](uint64_t k) { return std::min(k << unit_shift, n); };
@@ -129,7 +150,7 @@ std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_
       first_id,
       [&](uint64_t k, uint64_t c) {
         if (unit_shift > 0) return false;
-        VertexDoesNotFit(k, unit_out[k], unit_in[k], c);
+        VertexDoesNotFit(k, unit_out[k], unit_in[k], c, held_bytes);
       },
       plan);
   if (!planned) return std::nullopt;

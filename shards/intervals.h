@@ -46,6 +46,23 @@ struct IntervalCosts {
   std::string ToString() const;
 };
 
+// A program's value widths in bytes (engine/program.h's WidthsOf<Program>() fills it from the
+// types): what one interval costs depends on them.
+struct ValueWidths {
+  uint64_t edge = 4;         // EdgeValue: one message per edge
+  uint64_t accumulator = 4;  // what gather folds into
+  uint64_t vertex = 4;       // VertexValue
+  bool weights = false;      // reads the input weights, 4 B per in-edge
+};
+
+// The one cost model, used by `needle shard` (default widths), `needle run` (each app's
+// widths) and library users: the bytes per in-edge, out-edge and vertex the engine holds for
+// a program of these widths — the defaults above, or more when the program's values are
+// wider (an in-edge holds its target, message and weight; an out-edge its message and a run;
+// a vertex its degrees, accumulator, message, flag, sweep offset and value). A set planned
+// with the defaults serves every program that needs no more.
+IntervalCosts IntervalCostsFor(const ValueWidths& widths);
+
 struct IntervalPlan {
   std::vector<uint32_t> bounds;  // P + 1 vertex ids: interval p is [bounds[p], bounds[p+1])
   uint64_t usable_bytes = 0;
@@ -56,10 +73,11 @@ struct IntervalPlan {
 
 // Plans with cost(p) = 2 × (costs.in_edge × in + costs.out_edge × out + costs.vertex × vertices).
 // Throws std::invalid_argument when memory is below the reserve or one vertex alone does not
-// fit (naming the vertex and its degrees).
+// fit (naming the vertex, its degrees and the smallest --memory that holds it: its cost, the
+// reserve and `held_bytes`, what the caller keeps of --memory outside `memory_bytes`).
 IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
                            std::span<const uint32_t> in_degree, uint64_t memory_bytes,
-                           const IntervalCosts& costs = {});
+                           const IntervalCosts& costs = {}, uint64_t held_bytes = 0);
 
 // The same rule over units of 2^unit_shift consecutive ids (n ids in all; the last unit may be
 // shorter), given each unit's summed out- and in-degrees: cuts fall on unit boundaries, and a
@@ -69,6 +87,7 @@ IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
 std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_out,
                                                  std::span<const uint64_t> unit_in, int unit_shift,
                                                  uint64_t n, uint64_t memory_bytes,
-                                                 const IntervalCosts& costs = {});
+                                                 const IntervalCosts& costs = {},
+                                                 uint64_t held_bytes = 0);
 
 }  // namespace needle

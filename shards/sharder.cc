@@ -324,7 +324,8 @@ class Sharder {
     out_degree_.Resize(num_vertices_);
     in_degree_.Resize(num_vertices_);
     std::optional<IntervalPlan> plan = PlanIntervalsByUnits(unit_out_, unit_in_, unit_shift_,
-                                                            num_vertices_, budget, options_.costs);
+                                                            num_vertices_, budget, options_.costs,
+                                                            8 * num_vertices_);
     const bool exact = !plan.has_value();
     if (exact) {
       Log("a block of " + std::to_string(uint64_t{1} << unit_shift_) +
@@ -337,7 +338,8 @@ class Sharder {
           ++in_degree_[records[i].target];
         }
       });
-      plan = PlanIntervals(out_degree_.span(), in_degree_.span(), budget, options_.costs);
+      plan = PlanIntervals(out_degree_.span(), in_degree_.span(), budget, options_.costs,
+                           8 * num_vertices_);
     }
     report_.plan = std::move(*plan);
     if (report_.plan.num_intervals() > kMaxIntervals) {

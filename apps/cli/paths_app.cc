@@ -10,7 +10,6 @@
 #include "apps/cli/run_program.h"
 #include "apps/oracles/oracles.h"
 #include "apps/programs/shortest_paths.h"
-#include "shards/shard_layout.h"
 #include "shards/weight_check.h"
 
 namespace needle::cli {
@@ -66,22 +65,6 @@ std::vector<VertexId> PickSources(const RunConfig& c, uint64_t num_vertices) {
     for (uint64_t i = 0; i < k; ++i) sources.push_back(static_cast<VertexId>(i * num_vertices / k));
   }
   return sources;
-}
-
-// The per-edge and per-vertex bytes `needle run` plans intervals with, so that a program with
-// wide values still fits --memory: the sharder's defaults unless the program needs more.
-IntervalCosts CostsFor(size_t edge_bytes, size_t accumulator_bytes, size_t vertex_bytes,
-                       bool weights) {
-  IntervalCosts costs;
-  const uint64_t in_edge = 4 + edge_bytes + (weights ? 4 : 0);
-  const uint64_t out_edge = sizeof(SourceRun) + edge_bytes;
-  const uint64_t vertex = 8 + accumulator_bytes + edge_bytes + 1 + vertex_bytes;
-  if (in_edge > costs.in_edge || out_edge > costs.out_edge) {  // the per-vertex part has slack
-    costs.in_edge = std::max(costs.in_edge, in_edge);
-    costs.out_edge = std::max(costs.out_edge, out_edge);
-    costs.vertex = std::max(costs.vertex, vertex);
-  }
-  return costs;
 }
 
 template <size_t K>
@@ -147,7 +130,9 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
       c.sources_given ? ParseSources(c.sources).size() : std::max<size_t>(c.num_sources.value, 1);
   const size_t slots = std::bit_ceil(num_sources);
   ShardNeeds needs;
-  needs.costs = CostsFor(4 * slots, 4 * slots, 4 * slots, /*weights=*/true);
+  // The program's widths (WidthsOf<ShortestPaths<slots>>), weights counted whether or not
+  // the set has them: the set is planned before the input is read.
+  needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots, /*weights=*/true});
   if (!needs.costs.is_default()) needs.dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
   return needs;
 }

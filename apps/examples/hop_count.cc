@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   try {
     needle::ShardOptions shard;
     shard.out_dir = argv[2];
+    shard.costs = needle::IntervalCostsFor(needle::WidthsOf<HopCount>());  // its value widths
     needle::ShardGraph(argv[1], shard);
     const needle::ShardSet set = needle::ShardSet::Open(argv[2]);
 

@@ -281,6 +281,41 @@ TEST(IntervalCostsTest, PlanUsesTheGivenBytesAndShowsThem) {
       << plan.rule;
 }
 
+// The one cost model: programs whose values fit the defaults share the default set; wider
+// ones plan with what they hold.
+TEST(IntervalCostsTest, CostsFollowTheProgramsValueWidths) {
+  EXPECT_TRUE(IntervalCostsFor(ValueWidths{}).is_default());
+  EXPECT_TRUE(IntervalCostsFor({4, 8, 16, false}).is_default());  // PageRank's widths
+  EXPECT_TRUE(IntervalCostsFor({4, 4, 4, true}).is_default());    // one-source paths
+  const IntervalCosts four = IntervalCostsFor({16, 16, 16, true});  // four sources
+  EXPECT_EQ(four.in_edge, 4u + 16 + 4);
+  EXPECT_EQ(four.out_edge, 8u + 16);
+  EXPECT_EQ(four.vertex, 8u + 16 + 16 + 1 + 16);
+  const IntervalCosts wide_vertex = IntervalCostsFor({4, 4, 1024, false});
+  EXPECT_TRUE(wide_vertex.is_default()) << "the per-vertex part alone is in the reserve's slack";
+}
+
+// A vertex over the budget is refused with the smallest --memory that holds it, and that
+// figure works.
+TEST(IntervalCostsTest, VertexThatDoesNotFitNamesTheSmallestMemory) {
+  std::vector<uint32_t> out(100, 1), in(100, 1);
+  out[42] = 100000;
+  const IntervalCosts costs;
+  const uint64_t cost = 2 * (costs.out_edge * 100000 + costs.in_edge + costs.vertex);
+  const uint64_t held = 800;  // the caller's degree arrays
+  const uint64_t smallest = cost + kReservedBytes + held;
+  try {
+    PlanIntervals(out, in, smallest - held - 1, costs, held);
+    FAIL() << "planned";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("vertex 42 (out-degree 100000, in-degree 1)"), std::string::npos) << what;
+    EXPECT_NE(what.find("give --memory " + FormatMiB(smallest) + " or more"), std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(PlanIntervals(out, in, smallest - held, costs, held).num_intervals() > 0, true);
+}
+
 TEST(IntervalCostsTest, DefaultCostsAreTheDocumentedConstants) {
   const IntervalCosts c;
   EXPECT_EQ(c.in_edge, 16u);
