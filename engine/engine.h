@@ -165,6 +165,9 @@ class Engine {
     std::vector<EdgeValue>().swap(message_);
     std::vector<uint8_t>().swap(touched_);
     std::vector<uint64_t>().swap(own_start_);
+    std::vector<uint32_t>().swap(frontier_);
+    std::vector<std::vector<uint32_t>>().swap(block_sent_);
+    std::vector<uint8_t>().swap(block_active_);
     std::vector<Source>().swap(sources_);
   }
   VertexValue* LoadValues(uint32_t p);
@@ -222,6 +225,12 @@ class Engine {
   bool sweep_ = false;
   bool forward_ = true;
   std::vector<uint64_t> own_start_;  // per vertex of p + 1 (FindOwnRuns)
+  // The vertices of p whose last sweep pass sent a message (offsets in p, ascending): an inner
+  // pass gathers only their edges of window (p, p), the only ones that can carry one, and
+  // applies only the blocks those reach; Scatter writes only their edges of it.
+  std::vector<uint32_t> frontier_;
+  std::vector<std::vector<uint32_t>> block_sent_;  // per sweep block: its senders this pass
+  std::vector<uint8_t> block_active_;              // per sweep block: a vertex got a message
   // The windows a pass gathers from: (first edge, end edge, messages); kept between passes.
   struct Source {
     uint64_t first, last;
@@ -290,11 +299,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
       ++passes;
       forward_ = passes % 2 == 0;  // sweeps alternate: backward, forward, ...
       if (Pass(p, iteration, data, values, /*inner=*/true) == 0) {
-        // Window (p, p) has been consumed and nothing was sent: it carries nothing now.
-        std::fill_n(reinterpret_cast<EdgeValue*>(transport_->OutWindow(p)),
-                    set_.Window(p, p + 1).first_edge - set_.Window(p, p).first_edge,
-                    program_.identity());
-        carries_[p] = 0;
+        carries_[p] = 0;  // the pass consumed window (p, p) and sent nothing
         break;
       }
       Scatter(p, data, /*merge=*/true);
@@ -341,50 +346,102 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   const uint32_t n = num_intervals();
   std::vector<Source>& sources = sources_;
   sources.clear();
-  for (uint32_t r = inner ? p : 0; r < (inner ? p + 1 : n); ++r) {
-    if (!inner && !transport_->Carries(p, r)) continue;  // all identity
-    const std::byte* bytes = inner ? transport_->OutWindow(p)
-                                   : data.values.data() + transport_->WindowOffset(p, r);
-    sources.push_back({set_.Window(p, r).first_edge, set_.Window(p, r + 1).first_edge,
-                       reinterpret_cast<const EdgeValue*>(bytes)});
+  if (!inner) {
+    for (uint32_t r = 0; r < n; ++r) {
+      if (!transport_->Carries(p, r)) continue;  // all identity
+      const std::byte* bytes = data.values.data() + transport_->WindowOffset(p, r);
+      sources.push_back({set_.Window(p, r).first_edge, set_.Window(p, r + 1).first_edge,
+                         reinterpret_cast<const EdgeValue*>(bytes)});
+    }
   }
+  // An inner pass reads window (p, p) as p's previous pass wrote it, where only the edges of
+  // that pass's senders (frontier_) can carry a message.
+  auto* own_window = inner ? reinterpret_cast<EdgeValue*>(transport_->OutWindow(p)) : nullptr;
   const bool everyone = iteration == 0 && !inner;  // the first pass computes every vertex
   const uint64_t own_first = set_.Window(p, p).first_edge;
+  const uint32_t blocks = (count + kSweepBlock - 1) / kSweepBlock;
+  if (sweep_) {
+    block_sent_.resize(blocks);
+    block_active_.resize(blocks, 0);
+    for (auto& sent : block_sent_) sent.clear();
+  }
   uint64_t active = 0, changed = 0;
   uint64_t stray = UINT64_MAX;  // the first in-edge whose target lies outside p
 
 #pragma omp parallel num_threads(threads_) reduction(+ : active, changed) reduction(min : stray)
   {
     const int nt = omp_get_num_threads(), t_id = omp_get_thread_num();
-    const uint32_t lo = static_cast<uint32_t>(uint64_t{count} * t_id / nt);
-    const uint32_t hi = static_cast<uint32_t>(uint64_t{count} * (t_id + 1) / nt);
-    for (uint32_t v = lo; v < hi; ++v) {
-      const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
+    // This thread's targets: whole sweep blocks, so that a block's flag has one writer.
+    const uint32_t lo = static_cast<uint32_t>(
+        std::min<uint64_t>(count, uint64_t{blocks} * t_id / nt * kSweepBlock));
+    const uint32_t hi = static_cast<uint32_t>(
+        std::min<uint64_t>(count, uint64_t{blocks} * (t_id + 1) / nt * kSweepBlock));
+    auto start = [&](uint32_t v) {  // the accumulator before v's first message of the pass
       if constexpr (kAccumulation) {
+        const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
         acc_[v] = program_.extract(ctx, values[v]);
       } else {
         acc_[v] = Accumulator(identity);
       }
-      touched_[v] = 0;
-    }
-    // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
-    for (const Source& s : sources) {
-      for (uint64_t i = s.first; i < s.last; ++i) {
-        const uint32_t v = targets[i] - begin;
-        if (v - lo >= hi - lo) {  // another thread's target, or none of p's (a damaged shard)
-          if (v >= count) stray = std::min(stray, i);
-          continue;
+    };
+    // The first message v gets in an inner pass starts its accumulator (a dense pass started
+    // them all) and marks its block for the apply below.
+    auto touch = [&](uint32_t v) {
+      if (touched_[v]) return;
+      touched_[v] = 1;
+      if (inner) {
+        start(v);
+        block_active_[v / kSweepBlock] = 1;
+      }
+    };
+    if (!inner) {
+      for (uint32_t v = lo; v < hi; ++v) {
+        start(v);
+        touched_[v] = 0;
+      }
+      // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
+      for (const Source& s : sources) {
+        for (uint64_t i = s.first; i < s.last; ++i) {
+          const uint32_t v = targets[i] - begin;
+          if (v - lo >= hi - lo) {  // another thread's target, or none of p's (a damaged shard)
+            if (v >= count) stray = std::min(stray, i);
+            continue;
+          }
+          const EdgeValue& m = s.messages[i - s.first];
+          if (m == identity) continue;
+          acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[i] : 1.0f);
+          touched_[v] = 1;
         }
-        const EdgeValue& m = s.messages[i - s.first];
-        if (m == identity) continue;
-        acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[i] : 1.0f);
-        touched_[v] = 1;
+      }
+    } else {
+      // Only the previous pass's senders carry anything, in ascending order: each target folds
+      // its messages in the order a scan of the window would (shard order, by source).
+      for (uint32_t u : frontier_) {
+        if (u - lo < hi - lo) message_[u] = identity;  // sent; this pass sets it anew
+        for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
+          const uint32_t v = targets[own_first + e] - begin;
+          if (v - lo >= hi - lo) {
+            if (v >= count) stray = std::min(stray, own_first + e);
+            continue;
+          }
+          const EdgeValue& m = own_window[e];
+          if (m == identity) continue;
+          touch(v);
+          acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[own_first + e] : 1.0f);
+        }
+      }
+#pragma omp barrier
+      // Gathered: window (p, p) carries nothing now.
+#pragma omp for schedule(static)
+      for (size_t k = 0; k < frontier_.size(); ++k) {
+        const uint32_t u = frontier_[k];
+        std::fill(own_window + own_start_[u], own_window + own_start_[u + 1], identity);
       }
     }
     // Apply.
     auto apply = [&](uint32_t v) {
-      message_[v] = identity;
       if (!everyone && !touched_[v]) return;
+      message_[v] = identity;
       const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
       const VertexValue old = values[v];
       const VertexValue now = program_.apply(ctx, old, acc_[v]);
@@ -396,28 +453,36 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       }
     };
     if (!sweep_) {
-      for (uint32_t v = lo; v < hi; ++v) apply(v);
+      for (uint32_t v = lo; v < hi; ++v) {
+        if (!everyone && !touched_[v]) message_[v] = identity;
+        apply(v);
+      }
     } else {
       // Block by block, in order: a changed vertex's message reaches the later vertices of
-      // its block now (Fresh), before they apply.
+      // its block now (Fresh), before they apply. An inner pass visits only the blocks its
+      // messages reached.
 #pragma omp barrier
-      const uint32_t blocks = (count + kSweepBlock - 1) / kSweepBlock;
 #pragma omp for schedule(dynamic, 1)
       for (uint32_t b = 0; b < blocks; ++b) {
+        if (inner && !block_active_[b]) continue;
         const uint32_t b0 = b * kSweepBlock, b1 = std::min(count, b0 + kSweepBlock);
         for (uint32_t i = 0; i < b1 - b0; ++i) {
           const uint32_t u = forward_ ? b0 + i : b1 - 1 - i;
+          if (!inner && !everyone && !touched_[u]) message_[u] = identity;
           apply(u);
+          touched_[u] = 0;
           const EdgeValue m = message_[u];
           if (m == identity) continue;
+          block_sent_[b].push_back(u);
           for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
             const uint64_t edge = own_first + e;
             const uint32_t v = targets[edge] - begin;
             if (v >= count || !Fresh(u, v)) continue;
+            touch(v);
             acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[edge] : 1.0f);
-            touched_[v] = 1;
           }
         }
+        block_active_[b] = 0;
       }
     }
   }
@@ -425,6 +490,13 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     throw Error::AtByte(set_.AdjacencyPath(p), set_.header(p).targets_pos + 4 * stray,
                         "target " + std::to_string(targets[stray]) + " lies outside interval " +
                             std::to_string(p) + " (the shard file is damaged)");
+  }
+  if (sweep_) {  // this pass's senders, ascending
+    frontier_.clear();
+    for (auto& sent : block_sent_) {
+      if (!forward_) std::reverse(sent.begin(), sent.end());
+      frontier_.insert(frontier_.end(), sent.begin(), sent.end());
+    }
   }
   stats_.active_vertices += active;
   stats_.changed_vertices += changed;
@@ -449,6 +521,22 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
     const bool fresh = sweep_ && q == p;
     const uint32_t* own = data.Targets() + set_.Window(p, p).first_edge;
     bool hit = false;
+    if (merge && fresh) {
+      // After an inner pass window (p, p) is all identity (the pass consumed it): only this
+      // pass's senders write, where their messages were not gathered at once.
+      for (uint32_t u : frontier_) {
+        const EdgeValue& m = message_[u];
+        edges_changed += own_start_[u + 1] - own_start_[u];
+        for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
+          const bool used = Fresh(u, own[e] - begin);
+          window[e] = used ? identity : m;
+          hit = hit || !used;
+        }
+      }
+      carries_[q] = hit;
+      if (hit) pending_[q] = 1;
+      continue;
+    }
     uint64_t at = 0;
     auto fill = [&](uint32_t source, uint64_t count) {
       const EdgeValue& m = message_[source - begin];
