@@ -360,9 +360,13 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   const bool everyone = iteration == 0 && !inner;  // the first pass computes every vertex
   const uint64_t own_first = set_.Window(p, p).first_edge;
   const uint32_t blocks = (count + kSweepBlock - 1) / kSweepBlock;
-  if (sweep_) {
-    block_sent_.resize(blocks);
-    block_active_.resize(blocks, 0);
+  if (sweep_) {  // sized once for the largest interval (the memory plan counts 8 B a vertex)
+    if (block_sent_.size() < blocks) {
+      block_sent_.resize(blocks);
+      block_active_.resize(blocks, 0);
+      for (auto& sent : block_sent_) sent.reserve(kSweepBlock);
+    }
+    if (frontier_.capacity() < count) frontier_.reserve(acc_.size());
     for (auto& sent : block_sent_) sent.clear();
   }
   uint64_t active = 0, changed = 0;

@@ -6,7 +6,8 @@
 // with the resident transport (resident_shards.h), instead:
 //   shard data             (every interval's buffers, each sized for its interval)
 // and for both
-//   per-vertex arrays      (accumulator, message, flag, sweep offsets, the interval's values)
+//   per-vertex arrays      (accumulator, message, flag, sweep offsets and senders, the
+//                          interval's values)
 //   index tables           (window index, edge value file offsets)
 //   kEngineOverhead        (code, I/O ring, thread stacks, allocator slack)
 // and, when the remaining budget holds them, all vertex values in memory (else they are read
