@@ -341,6 +341,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   const EdgeValue identity = program_.identity();
   const uint32_t* targets = data.Targets();
   const float* weights = Program::kUsesWeights ? data.Weights() : nullptr;
+  auto weight = [weights](uint64_t edge) { return weights != nullptr ? weights[edge] : 1.0f; };
   const uint32_t* out_degrees = data.OutDegrees();
   const uint32_t* in_degrees = data.InDegrees();
   const uint32_t n = num_intervals();
@@ -398,10 +399,13 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
         block_active_[v / kSweepBlock] = 1;
       }
     };
+    // message_[v] is not identity() only for the last pass's senders: a dense pass clears it
+    // here, an inner pass for its senders as it gathers; apply sets the new ones.
     if (!inner) {
       for (uint32_t v = lo; v < hi; ++v) {
         start(v);
         touched_[v] = 0;
+        message_[v] = identity;
       }
       // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
       for (const Source& s : sources) {
@@ -413,7 +417,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           }
           const EdgeValue& m = s.messages[i - s.first];
           if (m == identity) continue;
-          acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[i] : 1.0f);
+          acc_[v] = program_.gather(acc_[v], m, weight(i));
           touched_[v] = 1;
         }
       }
@@ -431,7 +435,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           const EdgeValue& m = own_window[e];
           if (m == identity) continue;
           touch(v);
-          acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[own_first + e] : 1.0f);
+          acc_[v] = program_.gather(acc_[v], m, weight(own_first + e));
         }
       }
 #pragma omp barrier
@@ -445,7 +449,6 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     // Apply.
     auto apply = [&](uint32_t v) {
       if (!everyone && !touched_[v]) return;
-      message_[v] = identity;
       const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
       const VertexValue old = values[v];
       const VertexValue now = program_.apply(ctx, old, acc_[v]);
@@ -457,10 +460,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       }
     };
     if (!sweep_) {
-      for (uint32_t v = lo; v < hi; ++v) {
-        if (!everyone && !touched_[v]) message_[v] = identity;
-        apply(v);
-      }
+      for (uint32_t v = lo; v < hi; ++v) apply(v);
     } else {
       // Block by block, in order: a changed vertex's message reaches the later vertices of
       // its block now (Fresh), before they apply. An inner pass visits only the blocks its
@@ -472,7 +472,6 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
         const uint32_t b0 = b * kSweepBlock, b1 = std::min(count, b0 + kSweepBlock);
         for (uint32_t i = 0; i < b1 - b0; ++i) {
           const uint32_t u = forward_ ? b0 + i : b1 - 1 - i;
-          if (!inner && !everyone && !touched_[u]) message_[u] = identity;
           apply(u);
           touched_[u] = 0;
           const EdgeValue m = message_[u];
@@ -483,7 +482,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
             const uint32_t v = targets[edge] - begin;
             if (v >= count || !Fresh(u, v)) continue;
             touch(v);
-            acc_[v] = program_.gather(acc_[v], m, weights != nullptr ? weights[edge] : 1.0f);
+            acc_[v] = program_.gather(acc_[v], m, weight(edge));
           }
         }
         block_active_[b] = 0;
