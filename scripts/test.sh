@@ -6,6 +6,14 @@
 # instrumented, so TSan would see a race at every OpenMP barrier).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The suite checks the loaders and apps on the real graphs: say at once where they are missing,
+# rather than after the build with a failure per graph.
+datasets=${NEEDLE_DATASETS_DIR:-../shared/datasets}
+if [ ! -d "$datasets" ]; then
+  echo "scripts/test.sh: no datasets at $datasets (the suite reads the real graphs there):" \
+    "give NEEDLE_DATASETS_DIR=DIR" >&2
+  exit 1
+fi
 if [ "${NEEDLE_SANITIZE:-}" = thread ]; then
   exec bash scripts/tsan.sh
 fi
