@@ -19,7 +19,7 @@ std::string MemoryPlan::Describe() const {
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
          std::string(TransportName(transport)) + " (" + buffers + ", vertex arrays " +
          FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " +
-         FormatMiB(kEngineOverhead) + ", vertex values " +
+         FormatMiB(kReservedBytes) + ", vertex values " +
          (resident ? "in memory " + FormatMiB(resident_values) : std::string("on disk")) + ")";
 }
 
@@ -47,7 +47,7 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
   plan.vertex_arrays = largest * (per_vertex_width + 1 + sizeof(uint64_t) + 2 * sizeof(uint32_t));
   const uint64_t p = set.num_intervals();
   // window index, edge value file offsets, scatter index offsets; window flags; per-shard state
-  plan.tables = p * (p + 1) * (sizeof(uint64_t) * 4) + p * p + p * 4096;
+  plan.tables = EngineTableBytes(p);
   const uint64_t all_values = set.manifest().num_vertices * vertex_width;
   if (allow_resident && plan.Total() + all_values <= budget) {
     plan.resident = true;

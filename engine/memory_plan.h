@@ -9,7 +9,7 @@
 //   per-vertex arrays      (accumulator, message, flag, sweep offsets and senders, the
 //                          interval's values)
 //   index tables           (window index, edge value file offsets)
-//   kEngineOverhead        (code, I/O ring, thread stacks, allocator slack)
+//   kReservedBytes         (code, I/O ring, thread stacks, allocator slack: shards/intervals.h)
 // and, when the remaining budget holds them, all vertex values in memory (else they are read
 // and written interval by interval from a file in the run's work directory).
 //
@@ -22,13 +22,12 @@
 #include <string>
 
 #include "engine/transport.h"
+#include "shards/intervals.h"
 
 namespace needle {
 
 class ShardSet;
 class IntervalIo;
-
-inline constexpr uint64_t kEngineOverhead = uint64_t{24} << 20;
 
 struct MemoryPlan {
   uint64_t budget = 0;
@@ -42,7 +41,7 @@ struct MemoryPlan {
   bool resident = false;         // vertex values in memory
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + kEngineOverhead;
+           resident_values + kReservedBytes;
   }
   std::string Describe() const;  // one line
 };

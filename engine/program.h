@@ -98,8 +98,7 @@ using AccumulatorOf = typename program_detail::AccumulatorOf<P>::type;
 //   shard_options.costs = IntervalCostsFor(WidthsOf<MyProgram>());
 template <class P>
 constexpr ValueWidths WidthsOf() {
-  return {sizeof(typename P::EdgeValue), sizeof(AccumulatorOf<P>), sizeof(typename P::VertexValue),
-          P::kUsesWeights};
+  return {sizeof(typename P::EdgeValue), sizeof(AccumulatorOf<P>), sizeof(typename P::VertexValue)};
 }
 
 template <class P>

@@ -1,6 +1,7 @@
 #include "shards/intervals.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "base/error.h"
@@ -8,87 +9,200 @@
 namespace needle {
 namespace {
 
-uint64_t CostOf(const IntervalCosts& costs, uint64_t out, uint64_t in, uint64_t vertices) {
-  return 2 * (costs.in_edge * in + costs.out_edge * out + costs.vertex * vertices);
+// a, b and c of cost(p) for P intervals: the program's bytes and what the format adds.
+IntervalCosts Charged(const IntervalCosts& costs, bool weighted, uint64_t p) {
+  return {costs.in_edge + (weighted ? kWeightBytes : 0), costs.out_edge + kRunBytesPerOutEdge,
+          costs.vertex + (p + 63) / 64};
 }
 
-// The rule over `count` units: cost(k) and first_id(k) (first_id(count) = n). A unit that
-// alone exceeds the budget is handed to oversize(k, cost), which throws or returns false
-// (then so does this, leaving plan unfinished).
-//
-// Cuts are greedy under a capacity: an interval ends where the next unit would take it over.
-// Greedy under the budget gives the fewest intervals any cut can (P); the capacity used is the
-// smallest that still gives P (found by bisection), so the P intervals come out as even as
-// contiguous cuts allow.
-template <class Cost, class FirstId, class Oversize>
-bool Plan(uint64_t count, Cost cost, FirstId first_id, Oversize oversize, IntervalPlan& plan) {
-  uint64_t total = 0, largest = 0;
-  for (uint64_t k = 0; k < count; ++k) {
-    const uint64_t c = cost(k);
-    if (c > plan.usable_bytes && !oversize(k, c)) return false;
-    total += c;
-    largest = std::max(largest, c);
+uint64_t CostOf(const IntervalCosts& c, uint64_t out, uint64_t in, uint64_t vertices) {
+  return 2 * (c.in_edge * in + c.out_edge * out + c.vertex * vertices);
+}
+
+// The units being planned: `count` of them, unit k with out(k) out-edges, in(k) in-edges and
+// ids [first_id(k), first_id(k + 1)).
+struct Units {
+  uint64_t count;
+  std::function<uint64_t(uint64_t)> out, in, first_id;
+  uint64_t vertices(uint64_t k) const { return first_id(k + 1) - first_id(k); }
+  uint64_t Cost(const IntervalCosts& c, uint64_t k) const {
+    return CostOf(c, out(k), in(k), vertices(k));
   }
-  // Intervals greedy cuts make under `capacity` (at least the largest unit); with `bounds`,
-  // also the cuts and the largest interval's cost.
-  auto greedy = [&](uint64_t capacity, std::vector<uint32_t>* bounds, uint64_t* max_cost) {
-    uint64_t parts = 1, interval = 0, most = 0;
-    for (uint64_t k = 0; k < count; ++k) {
-      const uint64_t c = cost(k);
-      if (interval > 0 && interval + c > capacity) {
-        ++parts;
-        if (bounds != nullptr) bounds->push_back(static_cast<uint32_t>(first_id(k)));
-        most = std::max(most, interval);
-        interval = 0;
-      }
-      interval += c;
+};
+
+// Greedy cuts under `capacity`: an interval ends where the next unit would take it over.
+// Returns the number of intervals; with `cuts`, their first units (and count at the end).
+uint64_t Greedy(const Units& u, const IntervalCosts& c, uint64_t capacity,
+                std::vector<uint64_t>* cuts) {
+  if (cuts != nullptr) cuts->assign(1, 0);
+  uint64_t parts = 1, interval = 0;
+  for (uint64_t k = 0; k < u.count; ++k) {
+    const uint64_t cost = u.Cost(c, k);
+    if (interval > 0 && interval + cost > capacity) {
+      ++parts;
+      if (cuts != nullptr) cuts->push_back(k);
+      interval = 0;
     }
-    if (max_cost != nullptr) *max_cost = std::max(most, interval);
-    return parts;
-  };
-  const uint64_t parts = greedy(plan.usable_bytes, nullptr, nullptr);
-  uint64_t low = std::max(largest, (total + parts - 1) / parts), high = plan.usable_bytes;
-  while (low < high) {  // the smallest capacity in [low, high] that still gives `parts`
+    interval += cost;
+  }
+  if (cuts != nullptr) cuts->push_back(u.count);
+  return parts;
+}
+
+// What the engine holds for these cuts: each buffer sized for its own largest interval.
+struct Bound {
+  uint64_t engine_bytes = 0, max_cost = 0;
+};
+Bound BoundOf(const Units& u, const IntervalCosts& c, const std::vector<uint64_t>& cuts) {
+  const uint64_t p = cuts.size() - 1;
+  uint64_t max_in = 0, max_out = 0, max_vertices = 0;
+  Bound b;
+  for (uint64_t i = 0; i < p; ++i) {
+    uint64_t in = 0, out = 0;
+    for (uint64_t k = cuts[i]; k < cuts[i + 1]; ++k) {
+      in += u.in(k);
+      out += u.out(k);
+    }
+    const uint64_t vertices = u.first_id(cuts[i + 1]) - u.first_id(cuts[i]);
+    max_in = std::max(max_in, in);
+    max_out = std::max(max_out, out);
+    max_vertices = std::max(max_vertices, vertices);
+    b.max_cost = std::max(b.max_cost, CostOf(c, out, in, vertices));
+  }
+  b.engine_bytes = CostOf(c, max_out, max_in, max_vertices) + EngineFixedBytes(p);
+  return b;
+}
+
+// The cuts into at most `parts` intervals with the smallest largest one: greedy under the
+// smallest capacity in [low, high] that still gives `parts` or fewer (bisection).
+std::vector<uint64_t> EvenCuts(const Units& u, const IntervalCosts& c, uint64_t parts,
+                               uint64_t low, uint64_t high) {
+  while (low < high) {
     const uint64_t mid = low + (high - low) / 2;
-    if (greedy(mid, nullptr, nullptr) <= parts) {
+    if (Greedy(u, c, mid, nullptr) <= parts) {
       high = mid;
     } else {
       low = mid + 1;
     }
   }
-  plan.bounds.assign(1, 0);
-  greedy(high, &plan.bounds, &plan.max_cost);
-  plan.bounds.push_back(static_cast<uint32_t>(first_id(count)));
-  const uint64_t floor = std::max<uint64_t>(1, (total + plan.usable_bytes - 1) / plan.usable_bytes);
-  plan.rule = "intervals: " + std::to_string(plan.num_intervals()) +
-              ", the fewest whose cost fits the usable memory (at least ceil(" + FormatMiB(total) +
-              " of interval cost / " + FormatMiB(plan.usable_bytes) +
-              " usable) = " + std::to_string(floor) + "), cut evenly [cost = 2 x (" + plan.rule +
-              "), usable = budget - " + FormatMiB(kReservedBytes) + "]; largest interval " +
-              FormatMiB(plan.max_cost);
-  return true;
+  std::vector<uint64_t> cuts;
+  Greedy(u, c, high, &cuts);
+  return cuts;
 }
 
-IntervalPlan Start(uint64_t memory_bytes, const IntervalCosts& costs) {
-  if (memory_bytes <= kReservedBytes) {
-    throw std::invalid_argument("--memory must be more than " +
-                                std::to_string(kReservedBytes >> 20) +
-                                " MiB (the engine's fixed reserve)");
+void Fill(const Units& u, const std::vector<uint64_t>& cuts, const IntervalCosts& charged,
+          uint64_t usable, uint64_t total, const Bound& bound, IntervalPlan& plan) {
+  const uint64_t p = cuts.size() - 1;
+  plan.bounds.clear();
+  for (uint64_t k : cuts) plan.bounds.push_back(static_cast<uint32_t>(u.first_id(k)));
+  plan.charged = charged;
+  plan.usable_bytes = usable;
+  plan.max_cost = bound.max_cost;
+  plan.engine_bytes = bound.engine_bytes;
+  plan.rule = "intervals: " + std::to_string(p) +
+              ", the fewest whose cost fits the usable memory (at least ceil(" +
+              FormatMiB(total) + " of interval cost / " + FormatMiB(usable) + " usable) = " +
+              std::to_string(std::max<uint64_t>(1, (total + usable - 1) / usable)) +
+              "), cut evenly [cost = 2 x (" + charged.ToString() + "), usable = --memory - " +
+              FormatMiB(EngineFixedBytes(p)) + " fixed (the " + FormatMiB(kReservedBytes) +
+              " reserve, window tables and padding)]; largest interval " +
+              FormatMiB(bound.max_cost) + ", engine at most " + FormatMiB(bound.engine_bytes);
+}
+
+// `asked` intervals (fewer where the units run out), cut evenly; throws when they do not fit.
+void PlanAsked(const Units& u, uint64_t memory, const IntervalCosts& costs, bool weighted,
+               uint64_t asked, IntervalPlan& plan) {
+  const IntervalCosts c = Charged(costs, weighted, asked);
+  uint64_t total = 0, largest = 0;
+  for (uint64_t k = 0; k < u.count; ++k) {
+    total += u.Cost(c, k);
+    largest = std::max(largest, u.Cost(c, k));
   }
-  IntervalPlan plan;
-  plan.usable_bytes = memory_bytes - kReservedBytes;
-  plan.rule = costs.ToString();  // Plan() wraps it into the rule
-  return plan;
+  const uint64_t parts = std::min<uint64_t>(asked, std::max<uint64_t>(u.count, 1));
+  const uint64_t low = std::max(largest, (total + parts - 1) / parts);
+  const std::vector<uint64_t> cuts = EvenCuts(u, c, parts, low, std::max(low, total));
+  const uint64_t p = cuts.size() - 1;
+  const IntervalCosts charged = Charged(costs, weighted, p);
+  const Bound bound = BoundOf(u, charged, cuts);
+  if (bound.engine_bytes > memory) {
+    throw std::invalid_argument("--intervals " + std::to_string(asked) + " does not fit --memory " +
+                                FormatMiB(memory) + ": its largest interval costs " +
+                                FormatMiB(bound.max_cost) + "; give --memory " +
+                                FormatMiB(bound.engine_bytes) + " or more, or more intervals");
+  }
+  Fill(u, cuts, charged, memory - EngineFixedBytes(p), total, bound, plan);
+  plan.rule.replace(0, plan.rule.find(" [cost"),
+                    "intervals: " + std::to_string(p) + " as asked" +
+                        (p < asked ? " (fewer: no more cuts between ids)" : std::string()) +
+                        ", cut evenly");
 }
 
-[[noreturn]] void VertexDoesNotFit(uint64_t v, uint64_t out, uint64_t in, uint64_t cost,
-                                   uint64_t held) {
+enum class Outcome { kPlanned, kUnitTooLarge };
+
+// The rule over `u` at `memory`. kUnitTooLarge, with the unit in *unit, when a unit alone
+// cannot be held; else the plan.
+Outcome Plan(const Units& u, uint64_t memory, const IntervalCosts& costs, bool weighted,
+             IntervalPlan& plan, uint64_t* unit) {
+  uint64_t guess = 1;              // the P the per-vertex bytes are charged for
+  uint64_t capacity = UINT64_MAX;  // lowered while the engine's bound is over --memory
+  for (int attempt = 0;; ++attempt) {
+    const uint64_t fixed = EngineFixedBytes(guess);
+    const IntervalCosts c = Charged(costs, weighted, guess);
+    uint64_t total = 0, largest = 0, largest_unit = 0;
+    for (uint64_t k = 0; k < u.count; ++k) {
+      const uint64_t cost = u.Cost(c, k);
+      total += cost;
+      if (cost > largest) largest = cost, largest_unit = k;
+    }
+    const uint64_t usable = std::min(memory > fixed ? memory - fixed : 0, capacity);
+    if (largest > usable || usable == 0) {
+      *unit = largest_unit;
+      return Outcome::kUnitTooLarge;
+    }
+    const uint64_t parts = Greedy(u, c, usable, nullptr);
+    const std::vector<uint64_t> cuts =
+        EvenCuts(u, c, parts, std::max(largest, (total + parts - 1) / parts), usable);
+    const uint64_t p = cuts.size() - 1;
+    const IntervalCosts charged = Charged(costs, weighted, p);
+    const Bound bound = BoundOf(u, charged, cuts);
+    if (bound.engine_bytes <= memory) {
+      Fill(u, cuts, charged, usable, total, bound, plan);
+      return Outcome::kPlanned;
+    }
+    // Over: charge what P intervals cost, and lower the capacity by the excess (by at least
+    // a 32nd after a few tries, so that this ends).
+    guess = std::max(guess, p);
+    const uint64_t excess = bound.engine_bytes - memory;
+    const uint64_t step = attempt < 8 ? excess : std::max(excess, usable / 32);
+    capacity = usable > step ? usable - step : 0;
+  }
+}
+
+// The smallest --memory (to 1/64 of it) at which `u` plans, from `from` up.
+uint64_t SmallestMemory(const Units& u, const IntervalCosts& costs, bool weighted,
+                        uint64_t from) {
+  IntervalPlan plan;
+  uint64_t unit = 0, memory = from;
+  while (Plan(u, memory, costs, weighted, plan, &unit) != Outcome::kPlanned) {
+    memory += std::max<uint64_t>(memory / 64, 4096);
+  }
+  return memory;
+}
+
+[[noreturn]] void VertexDoesNotFit(const Units& u, uint64_t v, uint64_t memory,
+                                   const IntervalCosts& costs, const PlanContext& context) {
+  const IntervalCosts alone = Charged(costs, context.weighted, 1);
+  const uint64_t cost = CostOf(alone, u.out(v), u.in(v), 1);
+  const uint64_t smallest = std::max(
+      context.floor_bytes,
+      SmallestMemory(u, costs, context.weighted, std::max(memory, cost + EngineFixedBytes(1))));
   throw std::invalid_argument(
-      "vertex " + std::to_string(v) + " (out-degree " + std::to_string(out) + ", in-degree " +
-      std::to_string(in) + ") needs " + FormatMiB(cost) +
-      " alone, more than --memory allows: give --memory " + FormatMiB(cost + kReservedBytes + held) +
-      " or more (its cost, the " + FormatMiB(kReservedBytes) + " reserve" +
-      (held > 0 ? " and " + FormatMiB(held) + " of degree arrays" : std::string()) + ")");
+      "vertex " + std::to_string(v) + " (out-degree " + std::to_string(u.out(v)) +
+      ", in-degree " + std::to_string(u.in(v)) + ") needs " + FormatMiB(cost) +
+      " alone, more than --memory " + FormatMiB(memory) + " allows: give --memory " +
+      FormatMiB(smallest) + " or more (the intervals' buffers, the " +
+      FormatMiB(kReservedBytes) + " reserve, window tables and padding" +
+      (context.floor_bytes > 0 ? ", and at least what sharding holds" : "") + ")");
 }
 
 }  // namespace
@@ -106,31 +220,44 @@ std::string IntervalCosts::ToString() const {
 }
 
 IntervalCosts IntervalCostsFor(const ValueWidths& w) {
-  IntervalCosts costs;  // the defaults, which every program that fits them shares
-  const uint64_t in_edge = 4 + w.edge + (w.weights ? 4 : 0);  // target, message, weight
-  const uint64_t out_edge = 8 + w.edge;                         // a run at most, and the message
-  // degrees, accumulator and message, touched flag, value (sweep offsets are in the reserve)
-  const uint64_t vertex = 8 + w.accumulator + w.edge + 1 + w.vertex;
-  // Wider edges change the plan; the per-vertex part alone has slack in the reserve.
-  if (in_edge > costs.in_edge || out_edge > costs.out_edge) {
-    costs.in_edge = std::max(costs.in_edge, in_edge);
-    costs.out_edge = std::max(costs.out_edge, out_edge);
-    costs.vertex = std::max(costs.vertex, vertex);
-  }
-  return costs;
+  const IntervalCosts defaults;
+  const uint64_t in_edge = 4 + w.edge;  // target, message
+  const uint64_t out_edge = w.edge;     // message
+  // two degrees per interval buffer; accumulator, message, flag (1), sweep offset (8), senders
+  // (2 x 4) and the value twice, once
+  const uint64_t vertex = 8 + (w.accumulator + w.edge + 17 + 2 * w.vertex + 1) / 2;
+  return {std::max(defaults.in_edge, in_edge), std::max(defaults.out_edge, out_edge),
+          std::max(defaults.vertex, vertex)};
 }
+
+namespace {
+
+void CheckFixed(uint64_t memory_bytes) {
+  if (memory_bytes <= EngineFixedBytes(1)) {
+    throw std::invalid_argument("--memory must be more than " +
+                                FormatMiB(EngineFixedBytes(1)) +
+                                " (the engine's fixed reserve, tables and padding)");
+  }
+}
+
+}  // namespace
 
 IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
                            std::span<const uint32_t> in_degree, uint64_t memory_bytes,
-                           const IntervalCosts& costs, uint64_t held_bytes) {
-  IntervalPlan plan = Start(memory_bytes, costs);
-  Plan(
-      out_degree.size(), [&](uint64_t v) { return CostOf(costs, out_degree[v], in_degree[v], 1); },
-      [](uint64_t v) { return v; },
-      [&](uint64_t v, uint64_t c) -> bool {
-        VertexDoesNotFit(v, out_degree[v], in_degree[v], c, held_bytes);
-      },
-      plan);
+                           const IntervalCosts& costs, const PlanContext& context) {
+  CheckFixed(memory_bytes);
+  const Units u{out_degree.size(), [&](uint64_t v) -> uint64_t { return out_degree[v]; },
+                [&](uint64_t v) -> uint64_t { return in_degree[v]; },
+                [](uint64_t v) { return v; }};
+  IntervalPlan plan;
+  if (context.intervals > 0) {
+    PlanAsked(u, memory_bytes, costs, context.weighted, context.intervals, plan);
+    return plan;
+  }
+  uint64_t v = 0;
+  if (Plan(u, memory_bytes, costs, context.weighted, plan, &v) != Outcome::kPlanned) {
+    VertexDoesNotFit(u, v, memory_bytes, costs, context);
+  }
   return plan;
 }
 
@@ -138,22 +265,24 @@ std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_
                                                  std::span<const uint64_t> unit_in, int unit_shift,
                                                  uint64_t n, uint64_t memory_bytes,
                                                  const IntervalCosts& costs,
-                                                 uint64_t held_bytes) {
-  IntervalPlan plan = Start(memory_bytes, costs);
+                                                 const PlanContext& context) {
+  CheckFixed(memory_bytes);
   const uint64_t count = n == 0 ? 0 : ((n - 1) >> unit_shift) + 1;
-  auto first_id = [&](uint64_t k) { return std::min(k << unit_shift, n); };
-  const bool planned = Plan(
-      count,
-      [&](uint64_t k) {
-        return CostOf(costs, unit_out[k], unit_in[k], first_id(k + 1) - first_id(k));
-      },
-      first_id,
-      [&](uint64_t k, uint64_t c) {
-        if (unit_shift > 0) return false;
-        VertexDoesNotFit(k, unit_out[k], unit_in[k], c, held_bytes);
-      },
-      plan);
-  if (!planned) return std::nullopt;
+  const Units u{count, [&](uint64_t k) { return unit_out[k]; },
+                [&](uint64_t k) { return unit_in[k]; },
+                [&](uint64_t k) { return std::min(k << unit_shift, n); }};
+  IntervalPlan plan;
+  if (context.intervals > 0) {
+    PlanAsked(u, memory_bytes, costs, context.weighted, context.intervals, plan);
+    // Units too coarse for the cuts asked: per vertex.
+    if (unit_shift > 0 && plan.num_intervals() < context.intervals) return std::nullopt;
+    return plan;
+  }
+  uint64_t k = 0;
+  if (Plan(u, memory_bytes, costs, context.weighted, plan, &k) != Outcome::kPlanned) {
+    if (unit_shift > 0) return std::nullopt;
+    VertexDoesNotFit(u, k, memory_bytes, costs, context);
+  }
   if (unit_shift > 0) {
     plan.rule += "; cut at multiples of " + std::to_string(uint64_t{1} << unit_shift) + " ids";
   }

@@ -125,6 +125,12 @@ std::string ShardingChoices::DifferenceFrom(const ShardingChoices& other) const 
     return "interval costs differ: it was planned with " + other.costs.ToString() + ", not " +
            costs.ToString();
   }
+  if (intervals != other.intervals) {
+    auto asked = [](uint32_t n) {
+      return n == 0 ? std::string("the fewest intervals that fit") : std::to_string(n) + " intervals";
+    };
+    return "it was cut into " + asked(other.intervals) + ", not " + asked(intervals);
+  }
   return "";
 }
 
@@ -145,6 +151,7 @@ std::string Manifest::Serialize() const {
     out << "interval-costs " << choices.costs.in_edge << " " << choices.costs.out_edge << " "
         << choices.costs.vertex << "\n";
   }
+  if (choices.intervals != 0) out << "intervals-asked " << choices.intervals << "\n";
   out << "vertices " << num_vertices << "\n";
   out << "edges " << num_edges << "\n";
   out << "weighted " << (weighted ? 1 : 0) << "\n";
@@ -254,6 +261,11 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
     } else if (key == "interval-costs") {  // absent: the defaults
       need(3);
       m.choices.costs = IntervalCosts{num(1), num(2), num(3)};
+    } else if (key == "intervals-asked") {  // absent: the fewest that fit
+      need(1);
+      const uint64_t v = num(1);
+      if (v == 0 || v > kMaxIntervals) throw fail("intervals-asked out of range");
+      m.choices.intervals = static_cast<uint32_t>(v);
     } else if (key == "vertices") {
       need(1);
       m.num_vertices = num(1);

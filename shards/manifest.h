@@ -73,6 +73,7 @@ struct ShardingChoices {
   std::string weights = "auto";
   bool symmetrize = false;  // every edge u->v also sharded as v->u (a self-loop once)
   IntervalCosts costs;      // the per-edge and per-vertex bytes the intervals were planned with
+  uint32_t intervals = 0;   // the number of intervals asked for (0: the fewest that fit)
   // Empty when equal, else why not, from this side: e.g. "symmetrize differs: it was built
   // without --symmetrize".
   std::string DifferenceFrom(const ShardingChoices& other) const;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "base/cleanup.h"
@@ -38,6 +39,9 @@ namespace fs = std::filesystem;
 // Fine units of ids for planning: at most kUnits, each 2^unit_shift ids; a bucket of the
 // bucket file is kUnitsPerBucket units.
 constexpr uint64_t kUnits = uint64_t{1} << 16;
+// The sharder's own buffers (text chunks, blocks, staging) are sized from --memory less this:
+// what the process holds besides them, the degree arrays among it, measured from above.
+constexpr uint64_t kSharderReserveBytes = uint64_t{64} << 20;
 constexpr int kUnitsPerBucketLog2 = 4;
 static_assert(kUnits == uint64_t{BucketLog::kBuckets} << kUnitsPerBucketLog2);
 
@@ -128,7 +132,8 @@ class Sharder {
   }
 
   static ShardingChoices Choices(const ShardOptions& o) {
-    return ShardingChoices{o.memory_bytes, o.format_name, o.weights_name, o.symmetrize, o.costs};
+    return ShardingChoices{o.memory_bytes, o.format_name, o.weights_name,
+                           o.symmetrize,   o.costs,       o.intervals};
   }
 
  private:
@@ -162,22 +167,27 @@ class Sharder {
   void Progress(int phase, uint64_t done, uint64_t total) const {
     if (options_.progress) options_.progress(phase, done, total);
   }
+  // What the sharder's own buffers are sized from: --memory less kSharderReserveBytes.
   uint64_t Usable() const {
-    return options_.memory_bytes > kReservedBytes ? options_.memory_bytes - kReservedBytes : 0;
+    return options_.memory_bytes > kSharderReserveBytes
+               ? options_.memory_bytes - kSharderReserveBytes
+               : 0;
   }
-  // The degree arrays stay resident: take them off the budget.
-  uint64_t BudgetForIntervals() const {
-    const uint64_t degrees = 8 * num_vertices_;
-    if (options_.memory_bytes <= degrees + kReservedBytes) {
+  // Planning holds the degree arrays (8 B a vertex) besides the process's reserve.
+  uint64_t PlanFloor() const {
+    const uint64_t floor = kReservedBytes + 8 * num_vertices_;
+    if (options_.memory_bytes <= floor) {
       throw std::invalid_argument("--memory " + FormatMiB(options_.memory_bytes) +
                                   " cannot hold the degree arrays of " +
                                   std::to_string(num_vertices_) + " vertices (" +
-                                  FormatMiB(degrees) + ") plus the " + FormatMiB(kReservedBytes) +
-                                  " reserve (I/O rings, buffers, bookkeeping): give more "
-                                  "than " +
-                                  FormatMiB(degrees + kReservedBytes));
+                                  FormatMiB(8 * num_vertices_) + ") plus the " +
+                                  FormatMiB(kReservedBytes) + " reserve: give more than " +
+                                  FormatMiB(floor));
     }
-    return options_.memory_bytes - degrees;
+    return floor;
+  }
+  PlanContext Context(bool weighted) const {
+    return {weighted, PlanFloor() + 1, options_.intervals};
   }
 
   GraphReaderOptions ReaderOptions() const {
@@ -320,12 +330,12 @@ class Sharder {
   // the bucket file) when a unit of several ids alone is over the budget.
   template <class Record>
   void PlanFromUnits(BucketLog& log) {
-    const uint64_t budget = BudgetForIntervals();
+    const PlanContext context = Context(std::is_same_v<Record, WeightedRecord>);
     out_degree_.Resize(num_vertices_);
     in_degree_.Resize(num_vertices_);
     std::optional<IntervalPlan> plan = PlanIntervalsByUnits(unit_out_, unit_in_, unit_shift_,
-                                                            num_vertices_, budget, options_.costs,
-                                                            8 * num_vertices_);
+                                                            num_vertices_, options_.memory_bytes,
+                                                            options_.costs, context);
     const bool exact = !plan.has_value();
     if (exact) {
       Log("a block of " + std::to_string(uint64_t{1} << unit_shift_) +
@@ -338,8 +348,8 @@ class Sharder {
           ++in_degree_[records[i].target];
         }
       });
-      plan = PlanIntervals(out_degree_.span(), in_degree_.span(), budget, options_.costs,
-                           8 * num_vertices_);
+      plan = PlanIntervals(out_degree_.span(), in_degree_.span(), options_.memory_bytes,
+                           options_.costs, context);
     }
     report_.plan = std::move(*plan);
     if (report_.plan.num_intervals() > kMaxIntervals) {
@@ -350,8 +360,7 @@ class Sharder {
                                   "have (" +
                                   std::to_string(kMaxIntervals) + "); raise --memory");
     }
-    Log(report_.plan.rule + "; budget = --memory - " + FormatMiB(8 * num_vertices_) +
-        " of degree arrays");
+    Log(report_.plan.rule);
     const auto& bounds = report_.plan.bounds;
     interval_edges_.assign(report_.plan.num_intervals(), 0);
     for (uint32_t p = 0; p < report_.plan.num_intervals(); ++p) {

@@ -43,6 +43,9 @@ struct ShardOptions {
   std::string out_dir;      // default: DefaultShardDir(GRAPH, symmetrize)
   bool symmetrize = false;  // shard every edge u->v also as v->u (a self-loop once)
   IntervalCosts costs;      // per-edge and per-vertex bytes the intervals are planned with
+  // Cut into this many intervals (GraphChi's nshards; fewer only when the ids do not allow
+  // that many cuts), refused when they do not fit --memory; 0: the fewest that fit.
+  uint32_t intervals = 0;
   bool force = false;       // rebuild even when a matching set exists
   // Return the set open in ShardReport::set, locked for reading from the moment it was decided
   // on (no other sharder can replace it before the caller runs on it); the lock lasts as long

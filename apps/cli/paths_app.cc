@@ -130,9 +130,9 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
       c.sources_given ? ParseSources(c.sources).size() : std::max<size_t>(c.num_sources.value, 1);
   const size_t slots = std::bit_ceil(num_sources);
   ShardNeeds needs;
-  // The program's widths (WidthsOf<ShortestPaths<slots>>), weights counted whether or not
-  // the set has them: the set is planned before the input is read.
-  needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots, /*weights=*/true});
+  // The program's widths (WidthsOf<ShortestPaths<slots>>); a weighted set's weights are
+  // charged by the planner.
+  needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots});
   if (!needs.costs.is_default()) needs.dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
   return needs;
 }

@@ -26,6 +26,9 @@ int RunShard(const std::vector<std::string>& args) {
       "shard set directory (default: GRAPH.shards; GRAPH.sym.shards with --symmetrize)");
   add("symmetrize", po::bool_switch(&shard.symmetrize),
       "shard every edge u->v also as v->u (a self-loop once), e.g. for connected components");
+  add("intervals", po::value(&shard.intervals),
+      "cut into this many intervals (GraphChi's nshards) instead of the fewest that fit "
+      "--memory; refused when they do not fit");
   add("force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
   add("io", po::value(&io)->default_value("auto"),
       "I/O backend for the shard files: auto, uring, pread");
@@ -42,6 +45,9 @@ int RunShard(const std::vector<std::string>& args) {
   }
   ApplyInputOptions(input_options, shard);
   shard.memory_bytes = memory.bytes;
+  if (shard.intervals > kMaxIntervals) {
+    throw UsageError("--intervals must be at most " + std::to_string(kMaxIntervals));
+  }
   shard.io.direct = !buffered;
   try {
     shard.io.kind = ParseIoKind(io);

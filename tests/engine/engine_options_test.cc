@@ -8,7 +8,10 @@
 
 #include "apps/programs/connected_components.h"
 #include "apps/programs/pagerank.h"
+#include "apps/programs/shortest_paths.h"
 #include "engine_test_util.h"
+#include "loaders/edge_list_writer.h"
+#include "loaders/rmat.h"
 
 namespace needle {
 namespace {
@@ -34,6 +37,43 @@ TEST_F(EngineOptionsTest, DefaultRunsToConvergence) {
   EXPECT_GT(summary.iterations, 200u);  // more than the old default of 100
   EXPECT_EQ(summary.iteration_limit, kNoIterationLimit);
   for (uint32_t label : engine.Values()) ASSERT_EQ(label, 0u);
+}
+
+// The sharder's plan is the engine's: a set cut by the budget alone fits that budget in the
+// static windows transport, vertex values on disk, for every built-in program within the
+// default costs (PageRank is the widest), weighted or not, direct or buffered.
+TEST_F(EngineOptionsTest, SetsCutForABudgetRunWithinIt) {
+  for (const bool weighted : {false, true}) {
+    RmatOptions r;
+    r.scale = 12;
+    r.weighted = weighted;
+    const std::string input = (dir() / (weighted ? "g.wel" : "g.el")).string();
+    WriteEdgeListText(GenerateRmat(r), input);
+    for (const uint64_t extra : {uint64_t{800} << 10, uint64_t{2} << 20}) {
+      ShardOptions o;
+      o.memory_bytes = testing::FixedFor(1) + extra;
+      o.out_dir = (dir() / ("set" + std::to_string(weighted) + std::to_string(extra))).string();
+      const ShardReport report = ShardGraph(input, o);
+      SCOPED_TRACE(report.plan.rule);
+      ASSERT_GT(report.manifest.num_intervals(), 1u);
+      const ShardSet set = ShardSet::Open(o.out_dir);
+      for (const bool direct : {true, false}) {
+        EngineOptions options;
+        options.memory_bytes = o.memory_bytes;
+        options.transport = TransportChoice::kStatic;
+        options.values_in_memory = false;
+        options.io.direct = direct;
+        const uint64_t pagerank =
+            Engine<apps::PageRank>(set, apps::PageRank{}, options).memory_plan().Total();
+        EXPECT_LE(pagerank, report.plan.engine_bytes);
+        EXPECT_LE(Engine<CC>(set, CC{}, options).memory_plan().Total(), pagerank);
+        apps::ShortestPaths<1> paths;
+        paths.sources = {0};
+        EXPECT_LE(Engine<apps::ShortestPaths<1>>(set, paths, options).memory_plan().Total(),
+                  report.plan.engine_bytes);
+      }
+    }
+  }
 }
 
 TEST_F(EngineOptionsTest, DirectRunsUseTheBuffersTheyRegister) {

@@ -32,23 +32,15 @@ inline Csr LoadCsr(const std::string& input, bool symmetrize = false) {
   return LoadGraph(input, options);
 }
 
-// A --memory for the sharder that cuts `g` into about `parts` intervals, from the sharder's
-// rule as the shard tests re-derive it (tests/shards/shard_test_util.h).
-inline uint64_t ShardMemoryFor(const Csr& g, uint32_t parts) {
-  const testing::CostSummary costs = testing::CostsOf(testing::OracleFromCsr(g));
-  const uint64_t usable = std::max<uint64_t>(
-      {costs.max_vertex, (costs.total + parts - 1) / std::max(parts, 1u), uint64_t{1}});
-  return testing::MemoryFor(g.num_vertices, usable);
-}
-
-// Shards `input` into `dir` in about `parts` intervals (1: one interval).
+// Shards `input` into `dir` in `parts` intervals (as asked: --intervals).
 inline ShardSet ShardInto(const std::string& input, const std::string& dir, uint32_t parts,
-                          bool symmetrize = false) {
+                          bool symmetrize = false, const IntervalCosts& costs = {}) {
   ShardOptions options;
+  options.costs = costs;
   options.out_dir = dir;
   options.symmetrize = symmetrize;
-  options.memory_bytes =
-      parts <= 1 ? uint64_t{1} << 30 : ShardMemoryFor(LoadCsr(input, symmetrize), parts);
+  options.memory_bytes = uint64_t{1} << 30;
+  if (parts > 1) options.intervals = parts;
   ShardGraph(input, options);
   return ShardSet::Open(dir);
 }

@@ -56,7 +56,9 @@ class ShardReadsTest : public WithTempDir<::testing::TestWithParam<Mode>> {
 };
 
 TEST_P(ShardReadsTest, UnweightedSetReadsNoWeightsAndGivesTheSameValues) {
-  const ShardSet plain = ShardInto(File("g.el"), File("plain"), 3);
+  // Charged like the weighted set (a weight per in-edge), so that both are cut alike.
+  const IntervalCosts as_weighted{kInEdgeBytes + kWeightBytes, kOutEdgeBytes, kVertexBytes};
+  const ShardSet plain = ShardInto(File("g.el"), File("plain"), 3, false, as_weighted);
   const ShardSet ones = ShardInto(File("g1.wel"), File("ones"), 3);
   ASSERT_FALSE(plain.weighted());
   ASSERT_TRUE(ones.weighted());

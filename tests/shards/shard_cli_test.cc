@@ -111,29 +111,31 @@ TEST_F(ShardCliTest, DefaultOutputDirectoryIsNextToTheInput) {
 TEST_F(ShardCliTest, BufferedWritesTheSameSetAsTheDefaultDirectWrites) {
   testing::OracleGraph oracle;
   const std::string g = Rmat12(&oracle);
-  const uint64_t memory =
-      testing::MemoryFor(oracle.num_vertices, testing::CostsOf(oracle).total / 4);
-  const std::string common = "shard " + ShellQuote(g) + " --memory " + std::to_string(memory);
+  const uint64_t usable = testing::CostsOf(oracle).total / 4;
+  const std::string common = "shard " + ShellQuote(g) + " --memory " +
+                             std::to_string(testing::MemoryFor(oracle, usable)) + " --intervals " +
+                             std::to_string(testing::IntervalsFor(oracle, usable));
   Result r = Needle(common + " --out " + ShellQuote(File("direct")));
   ASSERT_EQ(r.status, 0) << r.err;
   r = Needle(common + " --buffered --out " + ShellQuote(File("buffered")));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(testing::SameFiles(File("direct"), File("buffered")));
-  testing::CheckShardSet(File("buffered"), oracle, 0);
+  testing::CheckShardSet(File("buffered"), oracle, false);
 }
 
 TEST_F(ShardCliTest, InfoDescribesAValidSet) {
   testing::OracleGraph oracle;
   const std::string g = Rmat12(&oracle);
   const testing::CostSummary cost = testing::CostsOf(oracle);
-  const uint64_t memory = testing::MemoryFor(oracle.num_vertices, cost.total / 4);
+  const uint64_t memory = testing::MemoryFor(oracle, cost.total / 4);
   const std::string set = File("set");
-  Result r = Needle("shard " + ShellQuote(g) + " --memory " + std::to_string(memory) + " --out " +
-                    ShellQuote(set));
+  Result r = Needle("shard " + ShellQuote(g) + " --memory " + std::to_string(memory) +
+                    " --intervals " + std::to_string(testing::IntervalsFor(oracle, cost.total / 4)) +
+                    " --out " + ShellQuote(set));
   ASSERT_EQ(r.status, 0) << r.err;
   const uint32_t intervals = ShardSet::Open(set).num_intervals();
   EXPECT_GE(intervals, 4u);
-  EXPECT_EQ(Lines(r.out)[0].rfind("intervals: " + std::to_string(intervals) + ", the fewest", 0),
+  EXPECT_EQ(Lines(r.out)[0].rfind("intervals: " + std::to_string(intervals) + " as asked", 0),
             0u)
       << r.out;
 
@@ -187,7 +189,7 @@ TEST_F(ShardCliTest, InfoShowsTheIntervalCosts) {
   ASSERT_EQ(Needle("shard " + ShellQuote(g) + " --memory 80M").status, 0);
   Result r = Needle("info " + ShellQuote(g + ".shards"));
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_EQ(Fields(r.out)["interval costs"], "16 B/in-edge + 12 B/out-edge + 16 B/vertex (default)")
+  EXPECT_EQ(Fields(r.out)["interval costs"], "8 B/in-edge + 4 B/out-edge + 39 B/vertex (default)")
       << r.out;
   EXPECT_EQ(Fields(r.out)["symmetrized"], "no") << r.out;
 
@@ -250,7 +252,7 @@ TEST_F(ShardCliTest, MissingInputIsOneStderrLineNamingIt) {
 
 TEST_F(ShardCliTest, TooSmallMemoryIsOneStderrLineMentioningMemory) {
   const std::string g = Tiny();
-  const Result r = Needle("shard " + ShellQuote(g) + " --memory 64M");
+  const Result r = Needle("shard " + ShellQuote(g) + " --memory 24M");
   EXPECT_NE(r.status, 0);
   ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find("--memory"), std::string::npos) << r.err;

@@ -63,11 +63,15 @@ class ShardFormatTest : public testing::WithTempDir<> {
   ShardReport Shard(const Graph& g, const std::string& dir, bool symmetrize = false) {
     const testing::CostSummary cost = testing::CostsOf(g.oracle);
     ShardOptions o;
+    const uint64_t usable = std::max(cost.total / 3, cost.max_vertex);
     o.memory_bytes = symmetrize ? uint64_t{1} << 30  // one interval is enough here
-                                : testing::MemoryFor(g.oracle.num_vertices,
-                                                     std::max(cost.total / 3, cost.max_vertex));
+                                : testing::MemoryFor(g.oracle, usable);
+    if (!symmetrize) o.intervals = testing::IntervalsFor(g.oracle, usable);
     o.out_dir = dir;
     o.symmetrize = symmetrize;
+    // An unweighted graph is charged like a weighted one (a weight per in-edge), so that the
+    // two are cut alike.
+    if (!g.oracle.weighted) o.costs.in_edge += kWeightBytes;
     o.log = [this](const std::string& line) { log_.push_back(line); };
     return ShardGraph(g.path, o);
   }
@@ -99,7 +103,7 @@ class ShardFormatTest : public testing::WithTempDir<> {
 TEST_F(ShardFormatTest, UnweightedSetHasNoValueFilesAndTheSameRest) {
   const ShardReport report = Shard(unweighted_, File("set"));
   ASSERT_GE(report.manifest.num_intervals(), 3u);
-  testing::CheckShardSet(File("set"), unweighted_.oracle, 0);  // no .val, in the dir or manifest
+  testing::CheckShardSet(File("set"), unweighted_.oracle, false);  // no .val, in the dir or manifest
   const ShardSet set = ShardSet::Open(File("set"));
   EXPECT_FALSE(set.weighted());
   EXPECT_EQ(set.BytesOf(".val"), 0u);
@@ -110,7 +114,7 @@ TEST_F(ShardFormatTest, UnweightedSetHasNoValueFilesAndTheSameRest) {
   // The weighted graph's set holds the same adjacency files and indexes, and a value file per
   // shard of 4 bytes an edge.
   Shard(weighted_, File("wset"));
-  testing::CheckShardSet(File("wset"), weighted_.oracle, 0);
+  testing::CheckShardSet(File("wset"), weighted_.oracle, false);
   const ShardSet wset = ShardSet::Open(File("wset"));
   EXPECT_TRUE(wset.weighted());
   ASSERT_EQ(wset.num_intervals(), set.num_intervals());
@@ -260,7 +264,7 @@ TEST_F(ShardFormatTest, SharderRebuildsAnOlderSetSayingWhy) {
             line.substr(0, line.size() - std::string(": rebuilding").size()));
   EXPECT_TRUE(testing::Leftovers(File("set")).empty());
   EXPECT_TRUE(fs::exists(File("set.old-backup")));
-  testing::CheckShardSet(File("set"), weighted_.oracle, 0);
+  testing::CheckShardSet(File("set"), weighted_.oracle, false);
 }
 
 // Given the directory, `needle run` and `needle info` refuse an older set, saying its format and

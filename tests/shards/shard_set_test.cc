@@ -43,8 +43,9 @@ class ShardSetFixture : public testing::WithTempDir<> {
     WriteEdgeListText(list, pristine_->File("g.wel"));
     const testing::CostSummary cost = testing::CostsOf(oracle);
     ShardOptions o;
-    o.memory_bytes =
-        testing::MemoryFor(oracle.num_vertices, std::max(cost.total / 3, cost.max_vertex));
+    const uint64_t usable = std::max(cost.total / 3, cost.max_vertex);
+    o.memory_bytes = testing::MemoryFor(oracle, usable);
+    o.intervals = testing::IntervalsFor(oracle, usable);
     o.out_dir = pristine_->File("set");
     ShardGraph(pristine_->File("g.wel"), o);
   }

@@ -123,20 +123,37 @@ inline const OracleGraph& DatasetOracle(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 // Interval costs, re-derived from the rule in shards/intervals.h.
 
-constexpr uint64_t kReserve = uint64_t{64} << 20;  // the engine's fixed reserve
+constexpr uint64_t kReserve = uint64_t{24} << 20;  // a process's fixed reserve
 // What stays resident per vertex while the sharder plans and buckets (docs/shards.md): the
 // out- and in-degree arrays, 4 B each.
 constexpr uint64_t kResidentBytesPerVertex = 8;
 
-// Bytes per in-edge, out-edge and vertex: 16, 12 and 16 unless a program plans with others.
+// A program's bytes per in-edge, out-edge and vertex: 8, 4 and 39 unless it plans with others.
 struct CostFactors {
-  uint64_t in_edge = 16;
-  uint64_t out_edge = 12;
-  uint64_t vertex = 16;
+  uint64_t in_edge = 8;
+  uint64_t out_edge = 4;
+  uint64_t vertex = 39;
 };
 
-inline uint64_t CostOf(uint64_t out, uint64_t in, const CostFactors& f = {}) {
-  return 2 * (f.in_edge * in + f.out_edge * out + f.vertex);
+// What the planner charges for P intervals (docs/shards.md): a weight per in-edge of a
+// weighted set, a packed run (3 B) per out-edge, and ceil(P / 64) B per vertex of run offsets.
+inline CostFactors Charged(CostFactors f, bool weighted, uint64_t p) {
+  f.in_edge += weighted ? 4 : 0;
+  f.out_edge += 3;
+  f.vertex += (p + 63) / 64;
+  return f;
+}
+
+// The engine's fixed bytes for P intervals: the reserve, 33 B per window and 4 KiB per
+// interval of tables, and the 4 KiB alignment of its buffers (4 windows and 24 B of offsets
+// per interval, 96 KiB of arrays).
+inline uint64_t FixedFor(uint64_t p) {
+  return kReserve + 32 * p * (p + 1) + p * p + 4096 * p + p * (16 * 1024 + 24) + 96 * 1024;
+}
+
+// Cost of one vertex with charged factors c.
+inline uint64_t CostOf(uint64_t out, uint64_t in, const CostFactors& c) {
+  return 2 * (c.in_edge * in + c.out_edge * out + c.vertex);
 }
 
 struct Degrees {
@@ -159,21 +176,34 @@ struct CostSummary {
   uint64_t max_vertex = 0;
 };
 
-inline CostSummary CostsOf(const OracleGraph& g, const CostFactors& f = {}) {
+// Costs of g's vertices as the planner charges them for P intervals (P ≤ 64 by default).
+inline CostSummary CostsOf(const OracleGraph& g, const CostFactors& f = {}, uint64_t p = 1) {
+  const CostFactors c = Charged(f, g.weighted, p);
   const Degrees d = DegreesOf(g);
   CostSummary s;
   for (uint64_t v = 0; v < g.num_vertices; ++v) {
-    const uint64_t c = CostOf(d.out[v], d.in[v], f);
-    s.total += c;
-    s.max_vertex = std::max(s.max_vertex, c);
+    const uint64_t cost = CostOf(d.out[v], d.in[v], c);
+    s.total += cost;
+    s.max_vertex = std::max(s.max_vertex, cost);
   }
   return s;
 }
 
-// The --memory that leaves exactly `usable` bytes for intervals on a graph of n vertices:
-// usable = memory - 64 MiB reserve - the resident per-vertex arrays.
-inline uint64_t MemoryFor(uint64_t n, uint64_t usable) {
-  return kReserve + kResidentBytesPerVertex * n + usable;
+// The intervals that about `usable` bytes of cost each cut g into: ceil(total / usable).
+// Tests ask for them (ShardOptions::intervals, --intervals): a tiny graph is cut into many
+// only when asked, the engine's fixed bytes per interval being far above its cost.
+inline uint32_t IntervalsFor(const OracleGraph& g, uint64_t usable, const CostFactors& f = {}) {
+  const uint64_t total = CostsOf(g, f).total;
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(1, (total + usable - 1) / std::max<uint64_t>(usable, 1)));
+}
+
+// A --memory that holds g in IntervalsFor(g, usable) intervals (however they are cut: the
+// whole cost and their fixed bytes), and the sharder's own floor.
+inline uint64_t MemoryFor(const OracleGraph& g, uint64_t usable, const CostFactors& f = {}) {
+  const uint32_t parts = IntervalsFor(g, usable, f);
+  return std::max(std::max(CostsOf(g, f, parts).total, usable) + FixedFor(parts),
+                  kReserve + kResidentBytesPerVertex * g.num_vertices + 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -504,10 +534,11 @@ struct ShardSetSummary {
   uint64_t max_interval_cost = 0;
 };
 
-// Checks the shard set in `dir` against the input graph `g`. When usable > 0, also that every
-// interval's cost (with the factors `factors`) fits `usable` and that there are at least
-// ceil(total / usable) intervals.
-inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t usable,
+// Checks the shard set in `dir` against the input graph `g`. With check_plan, also that the
+// interval plan (costs with the program's factors `factors`) keeps to the --memory in the
+// manifest: every interval within memory - FixedFor(P), the engine's bound within memory, and
+// at least ceil(total / usable) intervals.
+inline void CheckShardSet(const std::string& dir, const OracleGraph& g, bool check_plan,
                           ShardSetSummary* summary = nullptr, const CostFactors& factors = {}) {
   SCOPED_TRACE("shard set " + dir);
   const uint64_t n = g.num_vertices;
@@ -628,19 +659,34 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, uint64_t
   EXPECT_TRUE(SequencesEqual("in-degrees", LoadArray<uint32_t>(degrees, 4 * n, n), d.in));
   EXPECT_TRUE(ZeroFrom(degrees, 8 * n)) << "degrees.bin padding is not zero";
 
-  // Interval costs.
-  uint64_t total = 0, max_cost = 0;
+  // Interval costs: the plan keeps its promise to --memory (the manifest's), each interval
+  // fits what is left of it, and no fewer intervals could.
+  const CostFactors charged = Charged(factors, g.weighted, P);
+  const uint64_t memory = std::stoull(man.values.at("memory"));
+  const uint64_t usable = memory > FixedFor(P) ? memory - FixedFor(P) : 0;
+  uint64_t total = 0, max_cost = 0, max_in = 0, max_out = 0, max_vertices = 0;
   for (uint32_t p = 0; p < P; ++p) {
-    uint64_t cost = 0;
-    for (uint64_t v = bounds[p]; v < bounds[p + 1]; ++v) cost += CostOf(d.out[v], d.in[v], factors);
-    if (usable > 0) {
+    uint64_t cost = 0, in = 0, out = 0;
+    for (uint64_t v = bounds[p]; v < bounds[p + 1]; ++v) {
+      cost += CostOf(d.out[v], d.in[v], charged);
+      in += d.in[v];
+      out += d.out[v];
+    }
+    if (check_plan) {
       EXPECT_LE(cost, usable) << "interval " << p << " exceeds the budget";
     }
     max_cost = std::max(max_cost, cost);
+    max_in = std::max(max_in, in);
+    max_out = std::max(max_out, out);
+    max_vertices = std::max(max_vertices, bounds[p + 1] - bounds[p]);
     total += cost;
   }
-  if (usable > 0) {
-    EXPECT_GE(P, std::max<uint64_t>(1, (total + usable - 1) / usable))
+  if (check_plan) {
+    const uint64_t engine = 2 * (charged.in_edge * max_in + charged.out_edge * max_out +
+                                 charged.vertex * max_vertices) +
+                            FixedFor(P);
+    EXPECT_LE(engine, memory) << "the engine's buffers, each for its largest interval";
+    EXPECT_GE(P, std::max<uint64_t>(1, (total + usable - 1) / std::max<uint64_t>(usable, 1)))
         << "fewer intervals than ceil(total cost / usable)";
   }
   if (summary != nullptr) {

@@ -175,7 +175,8 @@ GraphCase CaseNamed(const std::string& name) {
 
 ShardOptions OptionsFor(const Input& in, uint64_t usable, const std::string& out, int threads = 0) {
   ShardOptions o;
-  o.memory_bytes = MemoryFor(in.oracle.num_vertices, usable);
+  o.memory_bytes = MemoryFor(in.oracle, usable);
+  if (const uint32_t parts = testing::IntervalsFor(in.oracle, usable); parts > 1) o.intervals = parts;
   o.read.weights = in.weights;
   o.weights_name = in.weights_name;
   o.read.threads = threads;
@@ -201,7 +202,7 @@ TEST_P(RoundTripTest, EveryEdgeOnceInItsTargetsShardSortedWithWindowsAndDegrees)
   const ShardReport report = ShardGraph(in.path, o);
 
   ShardSetSummary summary;
-  CheckShardSet(File("set"), in.oracle, usable, &summary);
+  CheckShardSet(File("set"), in.oracle, true, &summary);
   if (HasFatalFailure()) return;
   if (budget == Budget::kOneShard) {
     EXPECT_EQ(summary.num_intervals, 1u);
@@ -218,7 +219,7 @@ TEST_P(RoundTripTest, EveryEdgeOnceInItsTargetsShardSortedWithWindowsAndDegrees)
   EXPECT_EQ(report.manifest.weighted, in.oracle.weighted);
   EXPECT_EQ(std::vector<uint64_t>(report.plan.bounds.begin(), report.plan.bounds.end()),
             summary.bounds);
-  EXPECT_EQ(report.plan.usable_bytes, usable);
+  EXPECT_LE(report.plan.engine_bytes, report.manifest.choices.memory_bytes);
   EXPECT_EQ(report.plan.max_cost, summary.max_interval_cost);
   EXPECT_EQ(report.plan.rule.rfind("intervals: " + std::to_string(summary.num_intervals), 0), 0u)
       << report.plan.rule;
@@ -276,7 +277,7 @@ TEST_P(ThreadsTest, OneAndTwoThreadsWriteIdenticalSets) {
   ShardGraph(in.path, OptionsFor(in, usable, File("t1"), 1));
   ShardGraph(in.path, OptionsFor(in, usable, File("t2"), 2));
   ShardGraph(in.path, OptionsFor(in, usable, File("t3"), 3));
-  CheckShardSet(File("t1"), in.oracle, usable);
+  CheckShardSet(File("t1"), in.oracle, true);
   EXPECT_TRUE(SameFiles(File("t1"), File("t2")));
   EXPECT_TRUE(SameFiles(File("t1"), File("t3")));
 }
@@ -314,7 +315,7 @@ TEST_P(SharderIoTest, EveryBackendAndCachingWritesTheSameSet) {
   o.io.direct = io.direct;
   o.io.inject_short_io = io.short_io;
   const ShardReport report = ShardGraph(in.path, o);
-  CheckShardSet(File("set"), in.oracle, usable);
+  CheckShardSet(File("set"), in.oracle, true);
   EXPECT_TRUE(SameFiles(File("reference"), File("set")));
   EXPECT_GT(report.io_counters.TotalWritten(), 0u);
 }
@@ -344,7 +345,7 @@ TEST_P(CsrInputTest, CsrAndTextOfTheSameGraphGiveIdenticalShards) {
   const uint64_t usable = UsableFor(text.oracle, budget);
   ShardGraph(text.path, OptionsFor(text, usable, File("from_text")));
   ShardGraph(csr.path, OptionsFor(csr, usable, File("from_csr")));
-  CheckShardSet(File("from_csr"), text.oracle, usable);
+  CheckShardSet(File("from_csr"), text.oracle, true);
   // The manifests differ in what they were built from; everything else is the same.
   EXPECT_TRUE(SameFiles(File("from_text"), File("from_csr"), {"manifest"}));
 }
@@ -364,7 +365,7 @@ TEST(ShardDirTest, DefaultDirectoryIsTheInputWithShardsAppended) {
   const ShardReport report = ShardGraph(in.path, o);
   EXPECT_EQ(DefaultShardDir(in.path), in.path + ".shards");
   EXPECT_EQ(report.dir, in.path + ".shards");
-  CheckShardSet(in.path + ".shards", in.oracle, 1 << 20);
+  CheckShardSet(in.path + ".shards", in.oracle, true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -638,7 +639,7 @@ class CrashTest : public testing::WithTempDir<> {};
 TEST_F(CrashTest, KilledSharderNeverLeavesAHalfWrittenSetAndARerunCompletes) {
   const Input in = Rmat(dir().string(), 16, false);
   const uint64_t usable = std::max(CostsOf(in.oracle).total / 8, CostsOf(in.oracle).max_vertex);
-  const std::string memory = std::to_string(MemoryFor(in.oracle.num_vertices, usable));
+  const std::string memory = std::to_string(MemoryFor(in.oracle, usable));
   const std::string set = File("set");
 
   ShardGraph(in.path, OptionsFor(in, uint64_t{1} << 30, File("previous")));
@@ -648,7 +649,7 @@ TEST_F(CrashTest, KilledSharderNeverLeavesAHalfWrittenSetAndARerunCompletes) {
   ASSERT_EQ(RunNeedle({"shard", in.path, "--memory", memory, "--out", File("reference")}), 0);
   const double run_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CheckShardSet(File("reference"), in.oracle, usable);
+  CheckShardSet(File("reference"), in.oracle, true);
   if (HasFatalFailure()) return;
 
   // After a kill, DIR is absent, refused, or a complete set: the previous one or the new one.
@@ -727,7 +728,7 @@ TEST_P(LeftoversTest, NextRunRemovesTheTemporariesOfKilledRuns) {
   EXPECT_TRUE(Leftovers(File("set")).empty())
       << "left behind: " << ::testing::PrintToString(Leftovers(File("set")));
   EXPECT_EQ(ReadFile(File("set.old-backup/mine.txt")), "the user's");
-  CheckShardSet(File("set"), in.oracle, 1 << 20);
+  CheckShardSet(File("set"), in.oracle, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, LeftoversTest,
@@ -861,41 +862,55 @@ INSTANTIATE_TEST_SUITE_P(
                       return testing::kReserve + testing::kResidentBytesPerVertex * n;
                     }},
         TightBudget{"largest_vertex_does_not_fit",
-                    [](uint64_t n, uint64_t max_vertex) { return MemoryFor(n, max_vertex - 1); }}),
+                    [](uint64_t, uint64_t max_vertex) {
+                      return testing::FixedFor(1) + max_vertex - 1;
+                    }}),
     [](const ::testing::TestParamInfo<TightBudget>& p) { return p.param.name; });
 
-TEST(ShardGraphTest, LargestVertexExactlyFillingTheBudgetIsAccepted) {
-  testing::TempDir dir;
-  const Input in = Rmat(dir.path().string(), 10, false);
-  const uint64_t usable = CostsOf(in.oracle).max_vertex;
-  ShardGraph(in.path, OptionsFor(in, usable, dir.File("set")));
-  CheckShardSet(dir.File("set"), in.oracle, usable);
-}
-
-// The sharder plans on blocks of consecutive ids (units) and falls back to exact per-vertex
-// degrees when one unit alone is over the budget. Here ids 0..131071 make units of two ids,
-// and a hub at id 0 fills the budget by itself: its unit, with id 1, does not fit.
-TEST(ShardGraphTest, HubFillingTheBudgetNextToAnotherVertexIsPlannedPerVertex) {
+// A budget one vertex cannot fit names the smallest --memory that works, and it does: the
+// graph is sharded there, by the budget alone, with each interval within it.
+TEST(ShardGraphTest, SmallestMemoryNamedForAHubWorks) {
   testing::TempDir dir;
   std::vector<testing::WeightedEdge> edges;
   std::string text;
-  for (uint32_t u = 2; u < 50000; ++u) {
+  for (uint32_t u = 2; u < 200000; ++u) {
     edges.push_back({u, 0, 1});
     text += std::to_string(u) + " 0\n";
   }
   edges.push_back({131071, 1, 1});
   text += "131071 1\n";
   const Input in =
-      Written(dir.path().string(), "hub.el", text, testing::MakeOracle(131072, false, edges));
-  const uint64_t usable = CostsOf(in.oracle).max_vertex;
-  ShardOptions o = OptionsFor(in, usable, dir.File("set"));
-  std::vector<std::string> log;
-  o.log = [&](const std::string& line) { log.push_back(line); };
+      Written(dir.path().string(), "hub.el", text, testing::MakeOracle(200000, false, edges));
+  ShardOptions o = OptionsFor(in, 1, dir.File("set"));
+  o.intervals = 0;
+  o.memory_bytes = testing::FixedFor(1) + CostsOf(in.oracle).max_vertex - 1;
+  uint64_t given = 0;
+  try {
+    ShardGraph(in.path, o);
+    FAIL() << "sharded";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("vertex 0 (out-degree 0, in-degree 199998)"), std::string::npos) << what;
+    const size_t at = what.find("give --memory ");
+    ASSERT_NE(at, std::string::npos) << what;
+    given = static_cast<uint64_t>(std::stod(what.substr(at + 14)) * (1 << 20) + 0.5);
+  }
+  o.memory_bytes = given;
   ShardGraph(in.path, o);
-  CheckShardSet(dir.File("set"), in.oracle, usable);
-  bool exact = false;
-  for (const std::string& line : log) exact |= line.find("exact degrees") != std::string::npos;
-  EXPECT_TRUE(exact) << "the plan did not fall back to exact degrees";
+  CheckShardSet(dir.File("set"), in.oracle, true);
+}
+
+// The sharder plans on blocks of consecutive ids (units); one unit over the budget is planned
+// per vertex instead. Ids 0 and 1 make one unit of two ids here, each vertex heavy.
+TEST(IntervalPlanTest, UnitOverTheBudgetIsPlannedPerVertex) {
+  const std::vector<uint64_t> unit_out{0, 0}, unit_in{100000, 0};
+  const std::vector<uint32_t> out{0, 0, 0, 0}, in{50000, 50000, 0, 0};
+  const testing::CostFactors c = testing::Charged({}, false, 2);
+  const uint64_t memory = testing::FixedFor(2) + testing::CostOf(0, 50000, c) + 4 * 2 * c.vertex;
+  EXPECT_FALSE(PlanIntervalsByUnits(unit_out, unit_in, 1, 4, memory).has_value());
+  const IntervalPlan plan = PlanIntervals(out, in, memory);
+  EXPECT_EQ(plan.num_intervals(), 2u) << plan.rule;
+  EXPECT_LE(plan.engine_bytes, memory);
 }
 
 // Ids far larger than the first blocks' arrive later: the sharder coarsens its units and
@@ -921,7 +936,7 @@ TEST(ShardGraphTest, IdsGrowingAfterTheFirstBlocksAreShardedRight) {
   const uint64_t usable = UsableFor(in.oracle, Budget::kMany);
   ShardGraph(in.path, OptionsFor(in, usable, dir.File("set")));
   ShardSetSummary summary;
-  CheckShardSet(dir.File("set"), in.oracle, usable, &summary);
+  CheckShardSet(dir.File("set"), in.oracle, true, &summary);
   EXPECT_GT(summary.num_intervals, 1u);
 }
 

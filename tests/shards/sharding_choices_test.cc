@@ -127,10 +127,11 @@ GraphCase GraphNamed(const std::string& name) {
   throw std::logic_error("no graph case " + name);
 }
 
-ShardOptions Options(uint64_t num_vertices, uint64_t usable, const std::string& out,
+ShardOptions Options(const testing::OracleGraph& g, uint64_t usable, const std::string& out,
                      bool symmetrize, int threads = 0) {
   ShardOptions o;
-  o.memory_bytes = MemoryFor(num_vertices, usable);
+  o.memory_bytes = MemoryFor(g, usable);
+  if (const uint32_t parts = testing::IntervalsFor(g, usable); parts > 1) o.intervals = parts;
   o.out_dir = out;
   o.symmetrize = symmetrize;
   o.threads = threads;
@@ -153,14 +154,14 @@ TEST_P(SymmetrizeRoundTripTest, EveryEdgeAndItsReverseOnceSelfLoopsOnce) {
   const Input in = graph.make(dir().string());
   const OracleGraph expected = Symmetrized(in.oracle);
   const uint64_t usable = UsableFor(expected, budget);
-  ShardOptions o = Options(expected.num_vertices, usable, File("set"), /*symmetrize=*/true);
+  ShardOptions o = Options(expected, usable, File("set"), /*symmetrize=*/true);
   std::vector<std::string> log;
   o.log = [&](const std::string& line) { log.push_back(line); };
 
   const ShardReport report = ShardGraph(in.path, o);
 
   ShardSetSummary summary;
-  CheckShardSet(File("set"), expected, usable, &summary);
+  CheckShardSet(File("set"), expected, true, &summary);
   if (HasFatalFailure()) return;
   if (budget == Budget::kOneShard) {
     EXPECT_EQ(summary.num_intervals, 1u);
@@ -211,9 +212,9 @@ TEST_P(SymmetrizeTwinTest, SameShardsAsTheSpelledOutSymmetricFile) {
   const std::string twin = File(expected.weighted ? "twin.wel" : "twin.el");
   WriteFile(twin, text);
   const uint64_t usable = UsableFor(expected, budget);
-  ShardGraph(in.path, Options(expected.num_vertices, usable, File("symmetrized"), true));
-  ShardGraph(twin, Options(expected.num_vertices, usable, File("twin"), false));
-  CheckShardSet(File("twin"), expected, usable);
+  ShardGraph(in.path, Options(expected, usable, File("symmetrized"), true));
+  ShardGraph(twin, Options(expected, usable, File("twin"), false));
+  CheckShardSet(File("twin"), expected, true);
   EXPECT_TRUE(SameFiles(File("symmetrized"), File("twin"), {"manifest"}));
 }
 
@@ -234,9 +235,9 @@ TEST_P(SymmetrizeThreadsTest, OneTwoAndThreeThreadsWriteIdenticalSets) {
   const uint64_t usable = UsableFor(expected, Budget::kMany);
   for (int t = 1; t <= 3; ++t) {
     ShardGraph(in.path,
-               Options(expected.num_vertices, usable, File("t" + std::to_string(t)), true, t));
+               Options(expected, usable, File("t" + std::to_string(t)), true, t));
   }
-  CheckShardSet(File("t1"), expected, usable);
+  CheckShardSet(File("t1"), expected, true);
   EXPECT_TRUE(SameFiles(File("t1"), File("t2")));
   EXPECT_TRUE(SameFiles(File("t1"), File("t3")));
 }
@@ -253,30 +254,32 @@ TEST(SymmetrizeDirTest, DefaultDirectoryOfTheSymmetrizedSetSitsBesideTheDirected
   EXPECT_EQ(DefaultShardDir(in.path), in.path + ".shards");
   EXPECT_EQ(DefaultShardDir(in.path, false), in.path + ".shards");
   EXPECT_EQ(DefaultShardDir(in.path, true), in.path + ".sym.shards");
-  const ShardReport directed = ShardGraph(in.path, Options(6, 1 << 20, "", false));
-  const ShardReport symmetric = ShardGraph(in.path, Options(6, 1 << 20, "", true));
+  const ShardReport directed = ShardGraph(in.path, Options(in.oracle, 1 << 20, "", false));
+  const ShardReport symmetric = ShardGraph(in.path, Options(in.oracle, 1 << 20, "", true));
   EXPECT_EQ(directed.dir, in.path + ".shards");
   EXPECT_EQ(symmetric.dir, in.path + ".sym.shards");
   EXPECT_FALSE(symmetric.reused);
-  CheckShardSet(in.path + ".shards", in.oracle, 1 << 20);
-  CheckShardSet(in.path + ".sym.shards", Symmetrized(in.oracle), 1 << 20);
+  CheckShardSet(in.path + ".shards", in.oracle, true);
+  CheckShardSet(in.path + ".sym.shards", Symmetrized(in.oracle), true);
   // Both stay: each is reused by its own choice.
-  EXPECT_TRUE(ShardGraph(in.path, Options(6, 1 << 20, "", false)).reused);
-  EXPECT_TRUE(ShardGraph(in.path, Options(6, 1 << 20, "", true)).reused);
+  EXPECT_TRUE(ShardGraph(in.path, Options(in.oracle, 1 << 20, "", false)).reused);
+  EXPECT_TRUE(ShardGraph(in.path, Options(in.oracle, 1 << 20, "", true)).reused);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Interval costs.
 
 TEST(IntervalCostsTest, PlanUsesTheGivenBytesAndShowsThem) {
-  // Vertices only (no edge bytes): 2 MiB each, 20 MiB usable, so 10 intervals of 10.
+  // Vertices only, 2 MiB each (and 3 out-edges: a packed run each), room for 10 intervals of 10.
   const std::vector<uint32_t> out(100, 3), in(100, 5);
+  const uint64_t vertex = testing::CostOf(3, 5, testing::Charged({0, 0, 1 << 20}, false, 10));
   const IntervalPlan plan =
-      PlanIntervals(out, in, kReservedBytes + (20 << 20), IntervalCosts{0, 0, 1 << 20});
+      PlanIntervals(out, in, testing::FixedFor(10) + 10 * vertex, IntervalCosts{0, 0, 1 << 20});
   ASSERT_EQ(plan.num_intervals(), 10u) << plan.rule;
   for (uint32_t p = 0; p <= 10; ++p) EXPECT_EQ(plan.bounds[p], 10 * p);
-  EXPECT_EQ(plan.max_cost, uint64_t{20} << 20);
-  EXPECT_NE(plan.rule.find("cost = 2 x (0 B/in-edge + 0 B/out-edge + 1048576 B/vertex)"),
+  EXPECT_EQ(plan.max_cost, 10 * vertex);
+  EXPECT_EQ(plan.engine_bytes, testing::FixedFor(10) + 10 * vertex);
+  EXPECT_NE(plan.rule.find("cost = 2 x (0 B/in-edge + 3 B/out-edge + 1048577 B/vertex)"),
             std::string::npos)
       << plan.rule;
 }
@@ -285,14 +288,22 @@ TEST(IntervalCostsTest, PlanUsesTheGivenBytesAndShowsThem) {
 // ones plan with what they hold.
 TEST(IntervalCostsTest, CostsFollowTheProgramsValueWidths) {
   EXPECT_TRUE(IntervalCostsFor(ValueWidths{}).is_default());
-  EXPECT_TRUE(IntervalCostsFor({4, 8, 16, false}).is_default());  // PageRank's widths
-  EXPECT_TRUE(IntervalCostsFor({4, 4, 4, true}).is_default());    // one-source paths
-  const IntervalCosts four = IntervalCostsFor({16, 16, 16, true});  // four sources
-  EXPECT_EQ(four.in_edge, 4u + 16 + 4);
-  EXPECT_EQ(four.out_edge, 8u + 16);
-  EXPECT_EQ(four.vertex, 8u + 16 + 16 + 1 + 16);
-  const IntervalCosts wide_vertex = IntervalCostsFor({4, 4, 1024, false});
-  EXPECT_TRUE(wide_vertex.is_default()) << "the per-vertex part alone is in the reserve's slack";
+  EXPECT_TRUE(IntervalCostsFor({4, 8, 16}).is_default());  // PageRank's widths
+  EXPECT_TRUE(IntervalCostsFor({4, 4, 4}).is_default());   // CC, one-source paths
+  const IntervalCosts four = IntervalCostsFor({16, 16, 16});  // four sources
+  EXPECT_EQ(four.in_edge, 4u + 16);
+  EXPECT_EQ(four.out_edge, 16u);
+  EXPECT_EQ(four.vertex, 8u + (16 + 16 + 17 + 2 * 16 + 1) / 2);
+  const IntervalCosts wide_vertex = IntervalCostsFor({4, 4, 1024});
+  EXPECT_EQ(wide_vertex.in_edge, kInEdgeBytes);
+  EXPECT_EQ(wide_vertex.vertex, 8u + (4 + 4 + 17 + 2 * 1024 + 1) / 2);
+}
+
+// The "give --memory X" figure of a message.
+uint64_t GivenMemory(const std::string& what) {
+  const size_t at = what.find("give --memory ");
+  if (at == std::string::npos) return 0;
+  return static_cast<uint64_t>(std::stod(what.substr(at + 14)) * (1 << 20) + 0.5);
 }
 
 // A vertex over the budget is refused with the smallest --memory that holds it, and that
@@ -300,27 +311,27 @@ TEST(IntervalCostsTest, CostsFollowTheProgramsValueWidths) {
 TEST(IntervalCostsTest, VertexThatDoesNotFitNamesTheSmallestMemory) {
   std::vector<uint32_t> out(100, 1), in(100, 1);
   out[42] = 100000;
-  const IntervalCosts costs;
-  const uint64_t cost = 2 * (costs.out_edge * 100000 + costs.in_edge + costs.vertex);
-  const uint64_t held = 800;  // the caller's degree arrays
-  const uint64_t smallest = cost + kReservedBytes + held;
+  const uint64_t alone = testing::CostOf(100000, 1, testing::Charged({}, false, 1));
+  const PlanContext context{false, 800};  // a caller that needs 800 bytes anyway
+  uint64_t given = 0;
   try {
-    PlanIntervals(out, in, smallest - held - 1, costs, held);
+    PlanIntervals(out, in, testing::FixedFor(1) + alone - 1, IntervalCosts{}, context);
     FAIL() << "planned";
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("vertex 42 (out-degree 100000, in-degree 1)"), std::string::npos) << what;
-    EXPECT_NE(what.find("give --memory " + FormatMiB(smallest) + " or more"), std::string::npos)
-        << what;
+    given = GivenMemory(what);
   }
-  EXPECT_EQ(PlanIntervals(out, in, smallest - held, costs, held).num_intervals() > 0, true);
+  EXPECT_GE(given, testing::FixedFor(1) + alone);
+  EXPECT_LE(given, testing::FixedFor(2) + alone + (1 << 20)) << "not the smallest";
+  EXPECT_GT(PlanIntervals(out, in, given, IntervalCosts{}, context).num_intervals(), 0u);
 }
 
 TEST(IntervalCostsTest, DefaultCostsAreTheDocumentedConstants) {
   const IntervalCosts c;
-  EXPECT_EQ(c.in_edge, 16u);
-  EXPECT_EQ(c.out_edge, 12u);
-  EXPECT_EQ(c.vertex, 16u);
+  EXPECT_EQ(c.in_edge, 8u);
+  EXPECT_EQ(c.out_edge, 4u);
+  EXPECT_EQ(c.vertex, 39u);
   EXPECT_TRUE(c.is_default());
   std::vector<uint32_t> out(5000), in(5000);
   for (uint32_t v = 0; v < 5000; ++v) {
@@ -329,13 +340,17 @@ TEST(IntervalCostsTest, DefaultCostsAreTheDocumentedConstants) {
   }
   const uint64_t memory = kReservedBytes + (1 << 20);
   const IntervalPlan implicit = PlanIntervals(out, in, memory);
-  const IntervalPlan explicit_costs = PlanIntervals(out, in, memory, IntervalCosts{16, 12, 16});
+  const IntervalPlan explicit_costs = PlanIntervals(out, in, memory, IntervalCosts{8, 4, 39});
   EXPECT_GT(implicit.num_intervals(), 1u);
   EXPECT_EQ(implicit.bounds, explicit_costs.bounds);
   EXPECT_EQ(implicit.rule, explicit_costs.rule);
-  EXPECT_NE(implicit.rule.find("cost = 2 x (16 B/in-edge + 12 B/out-edge + 16 B/vertex)"),
+  EXPECT_NE(implicit.rule.find("cost = 2 x (8 B/in-edge + 7 B/out-edge + 40 B/vertex)"),
             std::string::npos)
       << implicit.rule;
+  // Weighted: a weight per in-edge too.
+  const IntervalPlan weighted = PlanIntervals(out, in, memory, IntervalCosts{}, {true, 0});
+  EXPECT_EQ(weighted.charged.in_edge, 12u);
+  EXPECT_GE(weighted.num_intervals(), implicit.num_intervals());
 }
 
 // Contiguous cuts of `costs` where each interval takes vertices while it stays within
@@ -352,9 +367,10 @@ uint64_t GreedyIntervals(const std::vector<uint64_t>& costs, uint64_t capacity) 
   return parts;
 }
 
-// The plan has the fewest intervals any contiguous cut within the budget has, and no cut into
-// that many has a smaller largest interval — on skewed random degrees, at several budgets,
-// per vertex and on units of 16 ids.
+// The plan has the fewest intervals any contiguous cut within its capacity has, no cut into
+// that many has a smaller largest interval, the capacity is within --memory less the fixed
+// bytes, and the engine's bound within --memory — on skewed random degrees, at several
+// budgets, per vertex and on units of 16 ids.
 TEST(IntervalPlanTest, FewestIntervalsAndTheSmallestLargestOne) {
   std::mt19937_64 random(3);
   const uint64_t n = 20000;
@@ -365,31 +381,49 @@ TEST(IntervalPlanTest, FewestIntervalsAndTheSmallestLargestOne) {
   }
   for (const int shift : {0, 4}) {
     std::vector<uint64_t> unit_out((n >> shift) + 1), unit_in((n >> shift) + 1);
-    std::vector<uint64_t> costs;  // per unit
     for (uint64_t v = 0; v < n; ++v) {
       unit_out[v >> shift] += out[v];
       unit_in[v >> shift] += in[v];
-      if ((v >> shift) >= costs.size()) costs.push_back(0);
-      costs[v >> shift] += testing::CostOf(out[v], in[v]);
     }
-    for (const uint64_t usable : {uint64_t{200} << 10, uint64_t{700} << 10, uint64_t{3} << 20}) {
+    for (const uint64_t usable : {uint64_t{700} << 10, uint64_t{1536} << 10, uint64_t{3} << 20}) {
       SCOPED_TRACE("unit shift " + std::to_string(shift) + ", usable " + std::to_string(usable));
-      const std::optional<IntervalPlan> plan = PlanIntervalsByUnits(
-          unit_out, unit_in, shift, n, kReservedBytes + usable, IntervalCosts{});
+      const uint64_t memory = testing::FixedFor(64) + usable;  // room for up to 64 intervals
+      const std::optional<IntervalPlan> plan =
+          PlanIntervalsByUnits(unit_out, unit_in, shift, n, memory, IntervalCosts{});
       ASSERT_TRUE(plan.has_value());
-      EXPECT_EQ(plan->num_intervals(), GreedyIntervals(costs, usable)) << plan->rule;
-      uint64_t largest = 0;
-      for (uint32_t p = 0; p < plan->num_intervals(); ++p) {
+      const uint32_t P = plan->num_intervals();
+      const testing::CostFactors c = testing::Charged({}, false, P);
+      EXPECT_EQ(plan->charged, (IntervalCosts{c.in_edge, c.out_edge, c.vertex}));
+      std::vector<uint64_t> costs;  // per unit
+      for (uint64_t v = 0; v < n; ++v) {
+        if ((v >> shift) >= costs.size()) costs.push_back(0);
+        costs[v >> shift] += testing::CostOf(out[v], in[v], c);
+      }
+      EXPECT_EQ(P, GreedyIntervals(costs, plan->usable_bytes)) << plan->rule;
+      uint64_t largest = 0, max_in = 0, max_out = 0, max_vertices = 0;
+      for (uint32_t p = 0; p < P; ++p) {
         ASSERT_EQ(plan->bounds[p] % (uint64_t{1} << shift), 0u) << "cut inside a unit";
-        uint64_t cost = 0;
-        for (uint64_t v = plan->bounds[p]; v < plan->bounds[p + 1]; ++v)
-          cost += testing::CostOf(out[v], in[v]);
-        EXPECT_LE(cost, usable) << "interval " << p;
+        uint64_t cost = 0, i = 0, o = 0;
+        for (uint64_t v = plan->bounds[p]; v < plan->bounds[p + 1]; ++v) {
+          cost += testing::CostOf(out[v], in[v], c);
+          i += in[v];
+          o += out[v];
+        }
+        EXPECT_LE(cost, plan->usable_bytes) << "interval " << p;
         largest = std::max(largest, cost);
+        max_in = std::max(max_in, i);
+        max_out = std::max(max_out, o);
+        max_vertices = std::max<uint64_t>(max_vertices, plan->bounds[p + 1] - plan->bounds[p]);
       }
       EXPECT_EQ(plan->max_cost, largest);
-      EXPECT_GT(GreedyIntervals(costs, largest - 1), plan->num_intervals())
+      EXPECT_LE(largest, memory - testing::FixedFor(P));
+      EXPECT_GT(GreedyIntervals(costs, largest - 1), P)
           << "a cut with a smaller largest interval exists";
+      const uint64_t engine =
+          2 * (c.in_edge * max_in + c.out_edge * max_out + c.vertex * max_vertices) +
+          testing::FixedFor(P);
+      EXPECT_EQ(plan->engine_bytes, engine);
+      EXPECT_LE(engine, memory);
     }
   }
 }
@@ -398,12 +432,13 @@ class IntervalCostsShardTest : public testing::WithTempDir<> {};
 
 TEST_F(IntervalCostsShardTest, LargerCostsGiveMoreIntervalsEachWithinTheBudget) {
   const Input in = Rmat(dir().string(), 12, true);
-  const uint64_t n = in.oracle.num_vertices;
   // About a dozen intervals at the default costs; room for the largest vertex at double.
   const uint64_t usable = std::max(UsableFor(in.oracle, Budget::kMany),
                                    CostsOf(in.oracle, CostFactors{32, 24, 32}).max_vertex);
   auto shard = [&](const std::string& name, const IntervalCosts& costs) {
-    ShardOptions o = Options(n, usable, File(name), false);
+    ShardOptions o = Options(in.oracle, usable, File(name), false);
+    o.intervals = 0;  // by the budget alone
+    o.memory_bytes = testing::FixedFor(8) + CostsOf(in.oracle).total / 2;
     o.costs = costs;
     ShardReport r = ShardGraph(in.path, o);
     EXPECT_EQ(r.manifest.choices.costs, costs);
@@ -411,21 +446,21 @@ TEST_F(IntervalCostsShardTest, LargerCostsGiveMoreIntervalsEachWithinTheBudget) 
   };
   const ShardReport base = shard("default", IntervalCosts{});
   const ShardReport doubled = shard("doubled", IntervalCosts{32, 24, 32});
-  const ShardReport halved = shard("halved", IntervalCosts{8, 6, 8});
+  const ShardReport halved = shard("halved", IntervalCosts{4, 2, 8});
   ShardSetSummary s_base, s_doubled, s_halved;
-  CheckShardSet(File("default"), in.oracle, usable, &s_base);
-  CheckShardSet(File("doubled"), in.oracle, usable, &s_doubled, CostFactors{32, 24, 32});
-  CheckShardSet(File("halved"), in.oracle, usable, &s_halved, CostFactors{8, 6, 8});
+  CheckShardSet(File("default"), in.oracle, true, &s_base);
+  CheckShardSet(File("doubled"), in.oracle, true, &s_doubled, CostFactors{32, 24, 32});
+  CheckShardSet(File("halved"), in.oracle, true, &s_halved, CostFactors{4, 2, 8});
   if (HasFatalFailure()) return;
   EXPECT_GT(s_doubled.num_intervals, s_base.num_intervals);
   EXPECT_LT(s_halved.num_intervals, s_base.num_intervals);
-  EXPECT_NE(doubled.plan.rule.find("cost = 2 x (32 B/in-edge + 24 B/out-edge + 32 B/vertex)"),
+  EXPECT_NE(doubled.plan.rule.find("cost = 2 x (36 B/in-edge + 27 B/out-edge + 33 B/vertex)"),
             std::string::npos)
       << doubled.plan.rule;
   // Recorded only when not the default.
   EXPECT_EQ(ManifestOf(File("default")).values.count("interval-costs"), 0u);
   EXPECT_EQ(ManifestOf(File("doubled")).values.at("interval-costs"), "32 24 32");
-  EXPECT_EQ(ManifestOf(File("halved")).values.at("interval-costs"), "8 6 8");
+  EXPECT_EQ(ManifestOf(File("halved")).values.at("interval-costs"), "4 2 8");
   EXPECT_EQ(ShardSet::Open(File("doubled")).manifest().choices.costs, (IntervalCosts{32, 24, 32}));
   EXPECT_EQ(halved.manifest.num_intervals(), s_halved.num_intervals);
   EXPECT_EQ(base.manifest.num_intervals(), s_base.num_intervals);
@@ -445,12 +480,12 @@ class ChoicesReuseTest : public testing::WithTempDir<> {
     const OracleGraph sym = Symmetrized(input_.oracle);
     const CostFactors f{kCosts.in_edge, kCosts.out_edge, kCosts.vertex};
     usable_ = std::max(CostsOf(sym, f).total / 3, CostsOf(sym, f).max_vertex);
-    options_ = Options(sym.num_vertices, usable_, File("set"), true);
+    options_ = Options(sym, usable_, File("set"), true);
     options_.costs = kCosts;
     const ShardReport first = ShardGraph(input_.path, options_);
     ASSERT_FALSE(first.reused);
     ASSERT_GT(first.manifest.num_intervals(), 1u);
-    CheckShardSet(File("set"), sym, usable_, nullptr, f);
+    CheckShardSet(File("set"), sym, true, nullptr, f);
   }
   std::string Rebuilt(const ShardOptions& o) {
     const ShardReport r = ShardGraph(input_.path, o);
@@ -476,7 +511,7 @@ TEST_F(ChoicesReuseTest, DroppingSymmetrizeRebuildsSayingSo) {
   ShardOptions o = options_;
   o.symmetrize = false;
   EXPECT_EQ(Rebuilt(o), "symmetrize differs: it was built with --symmetrize");
-  CheckShardSet(File("set"), input_.oracle, 0);
+  CheckShardSet(File("set"), input_.oracle, false);
   EXPECT_TRUE(ShardGraph(input_.path, o).reused);
 }
 
@@ -485,11 +520,11 @@ TEST_F(ChoicesReuseTest, OtherCostsRebuildSayingWhich) {
   o.costs = IntervalCosts{};
   EXPECT_EQ(Rebuilt(o),
             "interval costs differ: it was planned with 24 B/in-edge + 8 B/out-edge + 40 B/vertex, "
-            "not 16 B/in-edge + 12 B/out-edge + 16 B/vertex");
+            "not 8 B/in-edge + 4 B/out-edge + 39 B/vertex");
   EXPECT_EQ(ManifestOf(File("set")).values.count("interval-costs"), 0u);
   o.costs.out_edge = 13;  // one factor is enough
   EXPECT_NE(Rebuilt(o).find("interval costs differ"), std::string::npos);
-  EXPECT_EQ(ManifestOf(File("set")).values.at("interval-costs"), "16 13 16");
+  EXPECT_EQ(ManifestOf(File("set")).values.at("interval-costs"), "8 13 39");
   EXPECT_TRUE(ShardGraph(input_.path, o).reused);
 }
 
@@ -550,7 +585,7 @@ class DefaultManifestTest : public testing::WithTempDir<> {
   void SetUp() override {
     WithTempDir::SetUp();
     input_ = GraphNamed("tiny_txt").make(dir().string());
-    options_ = Options(6, 1 << 20, File("set"), false);
+    options_ = Options(input_.oracle, 1 << 20, File("set"), false);
   }
   Input input_;
   ShardOptions options_;
@@ -595,7 +630,7 @@ TEST_F(DefaultManifestTest, SetWrittenBeforeTheChoicesIsReusedAndRebuiltForThem)
   const ShardReport for_sym = ShardGraph(input_.path, sym);
   EXPECT_FALSE(for_sym.reused);
   EXPECT_EQ(for_sym.rebuild_reason, "symmetrize differs: it was built without --symmetrize");
-  CheckShardSet(File("set"), Symmetrized(input_.oracle), 1 << 20);
+  CheckShardSet(File("set"), Symmetrized(input_.oracle), true);
 }
 
 // The library's own parser: the new lines round-trip, absent lines are the defaults, and
