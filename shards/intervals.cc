@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <queue>
+#include <utility>
 #include <stdexcept>
 
 #include "base/error.h"
@@ -90,6 +92,33 @@ std::vector<uint64_t> EvenCuts(const Units& u, const IntervalCosts& c, uint64_t 
   return cuts;
 }
 
+// `cuts` split further, the costliest interval of two or more units at its cost's middle each
+// time, until there are `parts` intervals or none can be split: splitting never raises the
+// largest interval, and greedy cuts under the smallest capacity can give fewer than asked.
+std::vector<uint64_t> SplitTo(const Units& u, const IntervalCosts& c, std::vector<uint64_t> cuts,
+                              uint64_t parts) {
+  std::vector<uint64_t> prefix(u.count + 1, 0);
+  for (uint64_t k = 0; k < u.count; ++k) prefix[k + 1] = prefix[k] + u.Cost(c, k);
+  using Piece = std::pair<uint64_t, std::pair<uint64_t, uint64_t>>;  // cost, [first, end) units
+  std::priority_queue<Piece> heap;
+  auto push = [&](uint64_t b, uint64_t e) {
+    if (e - b >= 2) heap.push({prefix[e] - prefix[b], {b, e}});
+  };
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) push(cuts[i], cuts[i + 1]);
+  while (cuts.size() - 1 < parts && !heap.empty()) {
+    const auto [b, e] = heap.top().second;
+    heap.pop();
+    const uint64_t half = prefix[b] + (prefix[e] - prefix[b]) / 2;
+    uint64_t m = std::upper_bound(prefix.begin() + b, prefix.begin() + e, half) - prefix.begin();
+    m = std::clamp(m, b + 1, e - 1);
+    cuts.push_back(m);
+    push(b, m);
+    push(m, e);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  return cuts;
+}
+
 void Fill(const Units& u, const std::vector<uint64_t>& cuts, const IntervalCosts& charged,
           uint64_t usable, uint64_t total, const Bound& bound, IntervalPlan& plan) {
   const uint64_t p = cuts.size() - 1;
@@ -120,7 +149,8 @@ void PlanAsked(const Units& u, uint64_t memory, const IntervalCosts& costs, bool
   }
   const uint64_t parts = std::min<uint64_t>(asked, std::max<uint64_t>(u.count, 1));
   const uint64_t low = std::max(largest, (total + parts - 1) / parts);
-  const std::vector<uint64_t> cuts = EvenCuts(u, c, parts, low, std::max(low, total));
+  std::vector<uint64_t> cuts = EvenCuts(u, c, parts, low, std::max(low, total));
+  if (cuts.size() - 1 < parts) cuts = SplitTo(u, c, std::move(cuts), parts);
   const uint64_t p = cuts.size() - 1;
   const IntervalCosts charged = Charged(costs, weighted, p);
   const Bound bound = BoundOf(u, charged, cuts);

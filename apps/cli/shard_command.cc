@@ -1,4 +1,5 @@
 // needle shard: a graph file → a shard set within --memory (reused when it still matches).
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,9 +27,10 @@ int RunShard(const std::vector<std::string>& args) {
       "shard set directory (default: GRAPH.shards; GRAPH.sym.shards with --symmetrize)");
   add("symmetrize", po::bool_switch(&shard.symmetrize),
       "shard every edge u->v also as v->u (a self-loop once), e.g. for connected components");
-  add("intervals", po::value(&shard.intervals),
-      "cut into this many intervals (GraphChi's nshards) instead of the fewest that fit "
-      "--memory; refused when they do not fit");
+  int64_t intervals = 0;  // signed, so that a negative count is refused rather than wrapped
+  add("intervals", po::value(&intervals)->default_value(0),
+      "cut into this many intervals (GraphChi's nshards; 0: the fewest that fit --memory); "
+      "refused when they do not fit");
   add("force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
   add("io", po::value(&io)->default_value("auto"),
       "I/O backend for the shard files: auto, uring, pread");
@@ -45,9 +47,11 @@ int RunShard(const std::vector<std::string>& args) {
   }
   ApplyInputOptions(input_options, shard);
   shard.memory_bytes = memory.bytes;
-  if (shard.intervals > kMaxIntervals) {
-    throw UsageError("--intervals must be at most " + std::to_string(kMaxIntervals));
+  if (intervals < 0 || static_cast<uint64_t>(intervals) > kMaxIntervals) {
+    throw UsageError("--intervals must be from 0 (the fewest that fit) to " +
+                     std::to_string(kMaxIntervals) + ", not " + std::to_string(intervals));
   }
+  shard.intervals = static_cast<uint32_t>(intervals);
   shard.io.direct = !buffered;
   try {
     shard.io.kind = ParseIoKind(io);

@@ -250,6 +250,34 @@ TEST_F(ShardCliTest, MissingInputIsOneStderrLineNamingIt) {
   EXPECT_NE(r.err.find(g), std::string::npos) << r.err;
 }
 
+// --intervals N cuts into N intervals; a count out of range, or N that do not fit --memory, is
+// one stderr line and leaves nothing behind.
+TEST_F(ShardCliTest, IntervalsAskedAreCutOrRefused) {
+  testing::OracleGraph oracle;
+  const std::string g = Rmat12(&oracle);
+  Result r = Needle("shard " + ShellQuote(g) + " --intervals 5 --memory 200M --out " +
+                    ShellQuote(File("five")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ShardSet::Open(File("five")).num_intervals(), 5u);
+  testing::CheckShardSet(File("five"), oracle, true);
+  for (const std::string& bad : {"-1", "65537", "x"}) {
+    r = Needle("shard " + ShellQuote(g) + " --intervals " + bad + " --out " +
+               ShellQuote(File("bad")));
+    EXPECT_EQ(r.status, 2) << bad;
+    ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("--intervals"), std::string::npos) << r.err;
+  }
+  // 4,000 intervals take about 80 MiB of fixed bytes alone.
+  r = Needle("shard " + ShellQuote(g) + " --intervals 4000 --memory 40M --out " +
+             ShellQuote(File("bad")));
+  EXPECT_NE(r.status, 0);
+  ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("--intervals 4000 does not fit --memory 40 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("give --memory"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(File("bad")));
+  EXPECT_TRUE(testing::Leftovers(File("bad")).empty());
+}
+
 TEST_F(ShardCliTest, TooSmallMemoryIsOneStderrLineMentioningMemory) {
   const std::string g = Tiny();
   const Result r = Needle("shard " + ShellQuote(g) + " --memory 24M");

@@ -428,6 +428,27 @@ TEST(IntervalPlanTest, FewestIntervalsAndTheSmallestLargestOne) {
   }
 }
 
+// Intervals asked for are cut: exactly that many while the ids allow (even past what greedy
+// cuts under the smallest capacity give), none over the cost of an even cut, each non-empty.
+TEST(IntervalPlanTest, AskedIntervalsAreCutExactly) {
+  std::mt19937_64 random(5);
+  const uint64_t n = 3000;
+  std::vector<uint32_t> out(n), in(n);
+  for (uint64_t v = 0; v < n; ++v) {
+    out[v] = static_cast<uint32_t>(random() % 50 == 0 ? random() % 2000 : random() % 3);
+    in[v] = static_cast<uint32_t>(random() % 50 == 0 ? random() % 2000 : random() % 3);
+  }
+  for (const uint32_t asked : {1u, 7u, 300u, 2999u, 3000u, 5000u}) {
+    SCOPED_TRACE("asked " + std::to_string(asked));
+    const IntervalPlan plan = PlanIntervals(out, in, uint64_t{4} << 30, {}, {false, 0, asked});
+    EXPECT_EQ(plan.num_intervals(), std::min<uint64_t>(asked, n)) << plan.rule;
+    for (uint32_t p = 0; p < plan.num_intervals(); ++p) EXPECT_LT(plan.bounds[p], plan.bounds[p + 1]);
+    EXPECT_LE(plan.engine_bytes, uint64_t{4} << 30);
+  }
+  EXPECT_THROW(PlanIntervals(out, in, testing::FixedFor(1) + (1 << 20), {}, {false, 0, 2000}),
+               std::invalid_argument);
+}
+
 class IntervalCostsShardTest : public testing::WithTempDir<> {};
 
 TEST_F(IntervalCostsShardTest, LargerCostsGiveMoreIntervalsEachWithinTheBudget) {
