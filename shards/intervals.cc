@@ -1,7 +1,7 @@
 #include "shards/intervals.h"
 
 #include <algorithm>
-#include <functional>
+#include <span>
 #include <queue>
 #include <utility>
 #include <stdexcept>
@@ -21,20 +21,41 @@ uint64_t CostOf(const IntervalCosts& c, uint64_t out, uint64_t in, uint64_t vert
   return 2 * (c.in_edge * in + c.out_edge * out + c.vertex * vertices);
 }
 
-// The units being planned: `count` of them, unit k with out(k) out-edges, in(k) in-edges and
-// ids [first_id(k), first_id(k + 1)).
+// The units being planned: `count` of them, unit k with out[k] out-edges, in[k] in-edges and
+// ids [first_id(k), first_id(k + 1)) — vertices (Degree uint32_t, shift 0) or blocks of
+// 2^shift ids (uint64_t sums).
+template <class Degree>
 struct Units {
   uint64_t count;
-  std::function<uint64_t(uint64_t)> out, in, first_id;
+  std::span<const Degree> out, in;
+  int shift;
+  uint64_t n;  // ids in all
+  uint64_t first_id(uint64_t k) const { return std::min(k << shift, n); }
   uint64_t vertices(uint64_t k) const { return first_id(k + 1) - first_id(k); }
   uint64_t Cost(const IntervalCosts& c, uint64_t k) const {
-    return CostOf(c, out(k), in(k), vertices(k));
+    return CostOf(c, out[k], in[k], vertices(k));
   }
 };
 
+// The units' total cost, and the costliest unit.
+struct Totals {
+  uint64_t total = 0, largest = 0, largest_unit = 0;
+};
+template <class U>
+Totals TotalsOf(const U& u, const IntervalCosts& c) {
+  Totals t;
+  for (uint64_t k = 0; k < u.count; ++k) {
+    const uint64_t cost = u.Cost(c, k);
+    t.total += cost;
+    if (cost > t.largest) t.largest = cost, t.largest_unit = k;
+  }
+  return t;
+}
+
 // Greedy cuts under `capacity`: an interval ends where the next unit would take it over.
 // Returns the number of intervals; with `cuts`, their first units (and count at the end).
-uint64_t Greedy(const Units& u, const IntervalCosts& c, uint64_t capacity,
+template <class U>
+uint64_t Greedy(const U& u, const IntervalCosts& c, uint64_t capacity,
                 std::vector<uint64_t>* cuts) {
   if (cuts != nullptr) cuts->assign(1, 0);
   uint64_t parts = 1, interval = 0;
@@ -55,15 +76,16 @@ uint64_t Greedy(const Units& u, const IntervalCosts& c, uint64_t capacity,
 struct Bound {
   uint64_t engine_bytes = 0, max_cost = 0;
 };
-Bound BoundOf(const Units& u, const IntervalCosts& c, const std::vector<uint64_t>& cuts) {
+template <class U>
+Bound BoundOf(const U& u, const IntervalCosts& c, const std::vector<uint64_t>& cuts) {
   const uint64_t p = cuts.size() - 1;
   uint64_t max_in = 0, max_out = 0, max_vertices = 0;
   Bound b;
   for (uint64_t i = 0; i < p; ++i) {
     uint64_t in = 0, out = 0;
     for (uint64_t k = cuts[i]; k < cuts[i + 1]; ++k) {
-      in += u.in(k);
-      out += u.out(k);
+      in += u.in[k];
+      out += u.out[k];
     }
     const uint64_t vertices = u.first_id(cuts[i + 1]) - u.first_id(cuts[i]);
     max_in = std::max(max_in, in);
@@ -77,7 +99,8 @@ Bound BoundOf(const Units& u, const IntervalCosts& c, const std::vector<uint64_t
 
 // The cuts into at most `parts` intervals with the smallest largest one: greedy under the
 // smallest capacity in [low, high] that still gives `parts` or fewer (bisection).
-std::vector<uint64_t> EvenCuts(const Units& u, const IntervalCosts& c, uint64_t parts,
+template <class U>
+std::vector<uint64_t> EvenCuts(const U& u, const IntervalCosts& c, uint64_t parts,
                                uint64_t low, uint64_t high) {
   while (low < high) {
     const uint64_t mid = low + (high - low) / 2;
@@ -95,7 +118,8 @@ std::vector<uint64_t> EvenCuts(const Units& u, const IntervalCosts& c, uint64_t 
 // `cuts` split further, the costliest interval of two or more units at its cost's middle each
 // time, until there are `parts` intervals or none can be split: splitting never raises the
 // largest interval, and greedy cuts under the smallest capacity can give fewer than asked.
-std::vector<uint64_t> SplitTo(const Units& u, const IntervalCosts& c, std::vector<uint64_t> cuts,
+template <class U>
+std::vector<uint64_t> SplitTo(const U& u, const IntervalCosts& c, std::vector<uint64_t> cuts,
                               uint64_t parts) {
   std::vector<uint64_t> prefix(u.count + 1, 0);
   for (uint64_t k = 0; k < u.count; ++k) prefix[k + 1] = prefix[k] + u.Cost(c, k);
@@ -119,7 +143,8 @@ std::vector<uint64_t> SplitTo(const Units& u, const IntervalCosts& c, std::vecto
   return cuts;
 }
 
-void Fill(const Units& u, const std::vector<uint64_t>& cuts, const IntervalCosts& charged,
+template <class U>
+void Fill(const U& u, const std::vector<uint64_t>& cuts, const IntervalCosts& charged,
           uint64_t usable, uint64_t total, const Bound& bound, IntervalPlan& plan) {
   const uint64_t p = cuts.size() - 1;
   plan.bounds.clear();
@@ -139,17 +164,14 @@ void Fill(const Units& u, const std::vector<uint64_t>& cuts, const IntervalCosts
 }
 
 // `asked` intervals (fewer where the units run out), cut evenly; throws when they do not fit.
-void PlanAsked(const Units& u, uint64_t memory, const IntervalCosts& costs, bool weighted,
+template <class U>
+void PlanAsked(const U& u, uint64_t memory, const IntervalCosts& costs, bool weighted,
                uint64_t asked, IntervalPlan& plan) {
   const IntervalCosts c = Charged(costs, weighted, asked);
-  uint64_t total = 0, largest = 0;
-  for (uint64_t k = 0; k < u.count; ++k) {
-    total += u.Cost(c, k);
-    largest = std::max(largest, u.Cost(c, k));
-  }
+  const Totals t = TotalsOf(u, c);
   const uint64_t parts = std::min<uint64_t>(asked, std::max<uint64_t>(u.count, 1));
-  const uint64_t low = std::max(largest, (total + parts - 1) / parts);
-  std::vector<uint64_t> cuts = EvenCuts(u, c, parts, low, std::max(low, total));
+  const uint64_t low = std::max(t.largest, (t.total + parts - 1) / parts);
+  std::vector<uint64_t> cuts = EvenCuts(u, c, parts, low, std::max(low, t.total));
   if (cuts.size() - 1 < parts) cuts = SplitTo(u, c, std::move(cuts), parts);
   const uint64_t p = cuts.size() - 1;
   const IntervalCosts charged = Charged(costs, weighted, p);
@@ -160,7 +182,7 @@ void PlanAsked(const Units& u, uint64_t memory, const IntervalCosts& costs, bool
                                 FormatMiB(bound.max_cost) + "; give --memory " +
                                 FormatMiB(bound.engine_bytes) + " or more, or more intervals");
   }
-  Fill(u, cuts, charged, memory - EngineFixedBytes(p), total, bound, plan);
+  Fill(u, cuts, charged, memory - EngineFixedBytes(p), t.total, bound, plan);
   plan.rule.replace(0, plan.rule.find(" [cost"),
                     "intervals: " + std::to_string(p) + " as asked" +
                         (p < asked ? " (fewer: no more cuts between ids)" : std::string()) +
@@ -171,19 +193,15 @@ enum class Outcome { kPlanned, kUnitTooLarge };
 
 // The rule over `u` at `memory`. kUnitTooLarge, with the unit in *unit, when a unit alone
 // cannot be held; else the plan.
-Outcome Plan(const Units& u, uint64_t memory, const IntervalCosts& costs, bool weighted,
+template <class U>
+Outcome Plan(const U& u, uint64_t memory, const IntervalCosts& costs, bool weighted,
              IntervalPlan& plan, uint64_t* unit) {
   uint64_t guess = 1;              // the P the per-vertex bytes are charged for
   uint64_t capacity = UINT64_MAX;  // lowered while the engine's bound is over --memory
   for (int attempt = 0;; ++attempt) {
     const uint64_t fixed = EngineFixedBytes(guess);
     const IntervalCosts c = Charged(costs, weighted, guess);
-    uint64_t total = 0, largest = 0, largest_unit = 0;
-    for (uint64_t k = 0; k < u.count; ++k) {
-      const uint64_t cost = u.Cost(c, k);
-      total += cost;
-      if (cost > largest) largest = cost, largest_unit = k;
-    }
+    const auto [total, largest, largest_unit] = TotalsOf(u, c);
     const uint64_t usable = std::min(memory > fixed ? memory - fixed : 0, capacity);
     if (largest > usable || usable == 0) {
       *unit = largest_unit;
@@ -208,27 +226,38 @@ Outcome Plan(const Units& u, uint64_t memory, const IntervalCosts& costs, bool w
   }
 }
 
-// The smallest --memory (to 1/64 of it) at which `u` plans, from `from` up.
-uint64_t SmallestMemory(const Units& u, const IntervalCosts& costs, bool weighted,
-                        uint64_t from) {
+// The smallest --memory (to 1/64 of it, rounded up) at which `u` plans, from `from` up:
+// doubled until it plans, then bisected.
+template <class U>
+uint64_t SmallestMemory(const U& u, const IntervalCosts& costs, bool weighted, uint64_t from) {
   IntervalPlan plan;
-  uint64_t unit = 0, memory = from;
-  while (Plan(u, memory, costs, weighted, plan, &unit) != Outcome::kPlanned) {
-    memory += std::max<uint64_t>(memory / 64, 4096);
+  uint64_t unit = 0;
+  auto plans = [&](uint64_t memory) {
+    return Plan(u, memory, costs, weighted, plan, &unit) == Outcome::kPlanned;
+  };
+  uint64_t low = from, high = from;  // low fails (or is from), high plans
+  while (!plans(high)) {
+    low = high;
+    high *= 2;
   }
-  return memory;
+  while (high - low > high / 64) {
+    const uint64_t mid = low + (high - low) / 2;
+    (plans(mid) ? high : low) = mid;
+  }
+  return high;
 }
 
-[[noreturn]] void VertexDoesNotFit(const Units& u, uint64_t v, uint64_t memory,
+template <class U>
+[[noreturn]] void VertexDoesNotFit(const U& u, uint64_t v, uint64_t memory,
                                    const IntervalCosts& costs, const PlanContext& context) {
   const IntervalCosts alone = Charged(costs, context.weighted, 1);
-  const uint64_t cost = CostOf(alone, u.out(v), u.in(v), 1);
+  const uint64_t cost = CostOf(alone, u.out[v], u.in[v], 1);
   const uint64_t smallest = std::max(
       context.floor_bytes,
       SmallestMemory(u, costs, context.weighted, std::max(memory, cost + EngineFixedBytes(1))));
   throw std::invalid_argument(
-      "vertex " + std::to_string(v) + " (out-degree " + std::to_string(u.out(v)) +
-      ", in-degree " + std::to_string(u.in(v)) + ") needs " + FormatMiB(cost) +
+      "vertex " + std::to_string(v) + " (out-degree " + std::to_string(u.out[v]) +
+      ", in-degree " + std::to_string(u.in[v]) + ") needs " + FormatMiB(cost) +
       " alone, more than --memory " + FormatMiB(memory) + " allows: give --memory " +
       FormatMiB(smallest) + " or more (the intervals' buffers, the " +
       FormatMiB(kReservedBytes) + " reserve, window tables and padding" +
@@ -276,9 +305,7 @@ IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
                            std::span<const uint32_t> in_degree, uint64_t memory_bytes,
                            const IntervalCosts& costs, const PlanContext& context) {
   CheckFixed(memory_bytes);
-  const Units u{out_degree.size(), [&](uint64_t v) -> uint64_t { return out_degree[v]; },
-                [&](uint64_t v) -> uint64_t { return in_degree[v]; },
-                [](uint64_t v) { return v; }};
+  const Units<uint32_t> u{out_degree.size(), out_degree, in_degree, 0, out_degree.size()};
   IntervalPlan plan;
   if (context.intervals > 0) {
     PlanAsked(u, memory_bytes, costs, context.weighted, context.intervals, plan);
@@ -298,9 +325,7 @@ std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_
                                                  const PlanContext& context) {
   CheckFixed(memory_bytes);
   const uint64_t count = n == 0 ? 0 : ((n - 1) >> unit_shift) + 1;
-  const Units u{count, [&](uint64_t k) { return unit_out[k]; },
-                [&](uint64_t k) { return unit_in[k]; },
-                [&](uint64_t k) { return std::min(k << unit_shift, n); }};
+  const Units<uint64_t> u{count, unit_out, unit_in, unit_shift, n};
   IntervalPlan plan;
   if (context.intervals > 0) {
     PlanAsked(u, memory_bytes, costs, context.weighted, context.intervals, plan);
