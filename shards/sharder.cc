@@ -40,7 +40,8 @@ namespace fs = std::filesystem;
 // bucket file is kUnitsPerBucket units.
 constexpr uint64_t kUnits = uint64_t{1} << 16;
 // The sharder's own buffers (text chunks, blocks, staging) are sized from --memory less this:
-// what the process holds besides them, the degree arrays among it, measured from above.
+// room for what the process holds besides them (its fixed bytes, the degree arrays); below it
+// they are at their minimums (cnr-2000 at --memory 30M peaks at 24 MB: bench/RESULTS.md).
 constexpr uint64_t kSharderReserveBytes = uint64_t{64} << 20;
 constexpr int kUnitsPerBucketLog2 = 4;
 static_assert(kUnits == uint64_t{BucketLog::kBuckets} << kUnitsPerBucketLog2);
