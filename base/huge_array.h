@@ -21,6 +21,21 @@
 
 namespace needle {
 
+// ThreadSanitizer does not intercept mremap (google/sanitizers#1099): the shadow of a range
+// mremap moved away from is not cleared, and a later mapping at that address is reported as
+// racing with the old one's writes. Under TSan, arrays grow by a fresh mmap and a copy.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kGrowByMremap = false;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kGrowByMremap = false;
+#else
+inline constexpr bool kGrowByMremap = true;
+#endif
+#else
+inline constexpr bool kGrowByMremap = true;
+#endif
+
 template <class T>
 class HugeArray {
   static_assert(std::is_trivially_copyable_v<T>);
@@ -63,10 +78,14 @@ class HugeArray {
     if (capacity <= capacity_) return;
     size_t bytes = RoundToPage(capacity * sizeof(T));
     void* p;
-    if (file_backed_) {  // a file view cannot grow: move the contents to anonymous memory
+    if (file_backed_ || (!kGrowByMremap && data_ != nullptr)) {
+      // A file view cannot grow (and under TSan nothing is mremapped): move the contents to
+      // fresh anonymous memory.
       HugeArray grown;
       grown.Reserve(capacity);
-      std::copy_n(data_, size_, grown.data_);
+      // mremap keeps every mapped element, also those past the size that a writer filled
+      // before its Resize(): so does the copy, except from a file view (only its size).
+      std::copy_n(data_, file_backed_ ? size_ : capacity_, grown.data_);
       grown.size_ = size_;
       *this = std::move(grown);
       return;

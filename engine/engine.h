@@ -16,7 +16,13 @@
 // Asynchronous intervals: when p's vertices sent messages to each other (window (p, p)), p is
 // computed again on those messages alone before its turn ends, up to
 // options.max_inner_passes times; messages p sends to other intervals meanwhile are combined
-// with the program's kAggregation into the ones it sent before in the same turn.
+// with the program's kAggregation into the ones it sent before in the same turn. A program
+// with a priority (OrderedProgram, program.h) is scheduled in order instead, in an interval
+// whose window (p, p) holds at least a quarter of its in-edges: after gathering,
+// p's vertices with messages are applied one at a time, least priority first, and a message
+// to a vertex of p is gathered at once, until none is left or (1 + max_inner_passes) × |p|
+// vertices have been applied; the vertices still waiting then are applied once more and their
+// messages to p wait in window (p, p) for p's next turn.
 //
 // Memory: MemoryPlan (memory_plan.h) is checked against options.memory_bytes in the
 // constructor; vertex values stay in memory when the budget holds them, else they live in the
@@ -50,6 +56,7 @@
 #include "engine/run_stats.h"
 #include "engine/static_windows.h"
 #include "engine/transport.h"
+#include "engine/vertex_heap.h"
 #include "engine/vertex_store.h"
 #include "engine/work_dir.h"
 #include "shards/run_codec.h"
@@ -64,6 +71,7 @@ class Engine {
   using EdgeValue = typename Program::EdgeValue;
   using Accumulator = AccumulatorOf<Program>;
   static constexpr bool kAccumulation = AccumulationProgram<Program>;
+  static constexpr bool kOrdered = OrderedProgram<Program>;
 
   // The engine reads `set` for its whole life: it must outlive the engine (a temporary
   // cannot be passed).
@@ -75,7 +83,10 @@ class Engine {
     work_ = std::make_unique<WorkDir>(set.dir());
     edges_ = std::make_unique<EdgeValueFiles>(*io_, set, work_->path(), sizeof(EdgeValue));
     shard_io_ = std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights);
-    plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator),
+    // the ordered schedule's heap, places and keys besides the sweeps' arrays (an interval
+    // may take either: memory_plan.h counts the sweeps')
+    const size_t key = kOrdered ? 2 * sizeof(uint32_t) + sizeof(PriorityOf<Program>) : 0;
+    plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                        sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory,
                        options_.transport);
     if (options_.log) options_.log(plan_.Describe());
@@ -169,6 +180,7 @@ class Engine {
     std::vector<std::vector<uint32_t>>().swap(block_sent_);
     std::vector<uint8_t>().swap(block_active_);
     std::vector<Source>().swap(sources_);
+    heap_.Release();
   }
   VertexValue* LoadValues(uint32_t p);
   void StoreValues(uint32_t p);
@@ -190,6 +202,10 @@ class Engine {
     return sweep_ && source / kSweepBlock == target / kSweepBlock &&
            (forward_ ? target > source : target < source);
   }
+  // The ordered schedule (kOrdered): applies p's vertices with messages (every vertex in the
+  // first iteration) least priority first, gathering their messages to p at once, and
+  // combines what each sends into message_. Returns the number of vertices that changed.
+  uint64_t Drain(uint32_t p, uint32_t iteration, const IntervalData& data, VertexValue* values);
   // Fills window (q, p) of every shard q with the messages of its sources, and carries_.
   // merge: window (q, p) for q != p already holds this turn's earlier messages; a new one is
   // combined into them (kAggregation) and identity() leaves them as they are.
@@ -224,6 +240,13 @@ class Engine {
   static constexpr uint32_t kSweepBlock = 4096;
   bool sweep_ = false;
   bool forward_ = true;
+  // The ordered schedule (Drain) this turn: the vertices waiting to be applied, and touched_
+  // bits: kHeard (messages gathered, not yet applied), kFirst (not yet applied in the first
+  // iteration), kLate (sent after the bound: its messages to p go into window (p, p)).
+  bool ordered_ = false;
+  static constexpr uint8_t kHeard = 1, kFirst = 2, kLate = 4;
+  static constexpr uint64_t kOrderedShare = 4;  // window (p, p) ≥ 1/4 of p's in-edges
+  VertexHeap<PriorityOf<Program>> heap_;
   std::vector<uint64_t> own_start_;  // per vertex of p + 1 (FindOwnRuns)
   // The vertices of p whose last sweep pass sent a message (offsets in p, ascending): an inner
   // pass gathers only their edges of window (p, p), the only ones that can carry one, and
@@ -280,22 +303,34 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
       stats_.edges_loaded += set_.Window(p, r + 1).first_edge - set_.Window(p, r).first_edge;
     }
   }
-  // Asynchronous intervals also make a message inside a block of p visible in the same pass.
-  sweep_ = options_.max_inner_passes > 0 &&
-           set_.Window(p, p + 1).first_edge > set_.Window(p, p).first_edge;
-  if (sweep_) {
+  // Asynchronous intervals also make a message inside a block of p visible in the same pass
+  // (sweeps), or inside p (the ordered schedule).
+  const bool own = options_.max_inner_passes > 0 &&
+                   set_.Window(p, p + 1).first_edge > set_.Window(p, p).first_edge;
+  // The ordered schedule is sequential after the gather: it pays where p's vertices send each
+  // other a good share of p's in-edges (kOrderedShare), else the parallel sweeps do better.
+  const uint64_t own_edges = set_.Window(p, p + 1).first_edge - set_.Window(p, p).first_edge;
+  const uint64_t in_edges = set_.Window(p, n).first_edge - set_.Window(p, 0).first_edge;
+  ordered_ = kOrdered && own && own_edges * kOrderedShare >= in_edges;
+  sweep_ = own && !ordered_;
+  if (own) {
     transport_->LoadOwnWindow();
     FindOwnRuns(p, data);
   }
   forward_ = true;
-  if (Pass(p, iteration, data, values, /*inner=*/false) == 0) {
+  uint64_t changed = Pass(p, iteration, data, values, /*inner=*/false);
+  if (ordered_) {
+    changed = Drain(p, iteration, data, values);
+    ++stats_.intervals_ordered;
+  }
+  if (changed == 0) {
     // No vertex of p changed: every message is identity, and no runs need decoding.
     transport_->EndCompute(nullptr);
     dirty_[p] = 0;
   } else {
-    Scatter(p, data, /*merge=*/false);  // carries_[p] implies sweep_: window (p, p) is loaded
+    Scatter(p, data, /*merge=*/false);  // carries_[p] implies `own`: window (p, p) is loaded
     uint32_t passes = 0;
-    while (carries_[p] && passes < options_.max_inner_passes) {
+    while (sweep_ && carries_[p] && passes < options_.max_inner_passes) {
       ++passes;
       forward_ = passes % 2 == 0;  // sweeps alternate: backward, forward, ...
       if (Pass(p, iteration, data, values, /*inner=*/true) == 0) {
@@ -459,7 +494,9 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
         ++changed;
       }
     };
-    if (!sweep_) {
+    if (ordered_) {
+      // Drain() applies them, in order.
+    } else if (!sweep_) {
       for (uint32_t v = lo; v < hi; ++v) apply(v);
     } else {
       // Block by block, in order: a changed vertex's message reaches the later vertices of
@@ -507,6 +544,90 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
 }
 
 template <GasProgram Program>
+uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalData& data,
+                                VertexValue* values) {
+  if constexpr (!kOrdered) {
+    throw std::logic_error("Drain() is the ordered schedule's");
+  } else {
+    const VertexId begin = set_.interval_begin(p);
+    const uint32_t count = set_.interval_end(p) - begin;
+    const EdgeValue identity = program_.identity();
+    const uint32_t* targets = data.Targets();
+    const float* weights = Program::kUsesWeights ? data.Weights() : nullptr;
+    const uint32_t* out_degrees = data.OutDegrees();
+    const uint32_t* in_degrees = data.InDegrees();
+    const uint64_t own_first = set_.Window(p, p).first_edge;
+    // Least priority first, ties by offset (VertexHeap): the pops follow from the gathered
+    // messages alone, not from the thread count that gathered them.
+    heap_.Reset(count);
+    const bool first = iteration == 0;
+    // Every vertex waits in the first iteration; afterwards those whose messages change them
+    // (the others' messages are dropped, as below), found in parallel.
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (uint32_t v = 0; v < count; ++v) {
+      if (first) {
+        touched_[v] |= kFirst;
+      } else if (touched_[v] != 0) {
+        const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
+        if (!program_.changed(values[v], program_.apply(ctx, values[v], acc_[v]))) {
+          touched_[v] = 0;
+          acc_[v] = Accumulator(identity);
+        }
+      }
+    }
+    for (uint32_t v = 0; v < count; ++v) {
+      if (touched_[v] != 0) heap_.Update(v, program_.priority(values[v], acc_[v]));
+    }
+    const uint64_t bound = (uint64_t{options_.max_inner_passes} + 1) * count;
+    uint64_t applied = 0, changed = 0;
+    while (!heap_.empty()) {
+      const uint32_t v = heap_.Pop();
+      const bool late = ++applied > bound;  // the rest are applied once, without gathering
+      const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
+      const VertexValue old = values[v];
+      const VertexValue now = program_.apply(ctx, old, acc_[v]);
+      values[v] = now;
+      acc_[v] = Accumulator(identity);
+      const bool everyone = (touched_[v] & kFirst) != 0;
+      touched_[v] &= kLate;
+      if (!everyone && !program_.changed(old, now)) continue;
+      ++changed;
+      const EdgeValue m = program_.scatter(ctx, everyone ? VertexValue{} : old, now);
+      message_[v] = message_[v] == identity ? m : Aggregate(program_, message_[v], m);
+      if (late) {
+        touched_[v] |= kLate;
+        continue;
+      }
+      for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
+        const uint64_t edge = own_first + e;
+        const uint32_t t = targets[edge] - begin;
+        if (t >= count) {
+          throw Error::AtByte(set_.AdjacencyPath(p), set_.header(p).targets_pos + 4 * edge,
+                              "target " + std::to_string(targets[edge]) +
+                                  " lies outside interval " + std::to_string(p) +
+                                  " (the shard file is damaged)");
+        }
+        acc_[t] = program_.gather(acc_[t], m, weights != nullptr ? weights[edge] : 1.0f);
+        if ((touched_[t] & (kHeard | kFirst)) == 0) {
+          // t is not waiting: a message that would not change it is dropped (a selection
+          // program keeps the best it heard, so applying it later could not change t either).
+          const VertexContext tc{begin + t, out_degrees[t], in_degrees[t], iteration};
+          if (!program_.changed(values[t], program_.apply(tc, values[t], acc_[t]))) {
+            acc_[t] = Accumulator(identity);
+            continue;
+          }
+        }
+        touched_[t] |= kHeard;
+        heap_.Update(t, program_.priority(values[t], acc_[t]));
+      }
+    }
+    stats_.active_vertices += applied;
+    stats_.changed_vertices += changed;
+    return changed;
+  }
+}
+
+template <GasProgram Program>
 void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) {
   const VertexId begin = set_.interval_begin(p);
   const EdgeValue identity = program_.identity();
@@ -541,6 +662,16 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
       continue;
     }
     uint64_t at = 0;
+    // The ordered schedule gathered p's messages to p at once, but for its late senders'.
+    auto fill_consumed = [&](uint32_t source, uint64_t count) {
+      const bool late = (touched_[source - begin] & kLate) != 0;
+      std::fill_n(window + at, count, late ? message_[source - begin] : identity);
+      if (late) {
+        hit = true;
+        edges_changed += count;
+      }
+      at += count;
+    };
     auto fill = [&](uint32_t source, uint64_t count) {
       const EdgeValue& m = message_[source - begin];
       if (fresh && !(m == identity)) {
@@ -567,9 +698,11 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
       at += count;
     };
     const WindowEntry &first = set_.Window(q, p), &last = set_.Window(q, p + 1);
-    const RunDecodeStatus status =
-        DecodeRuns(data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run,
-                   begin, end, last.first_edge - first.first_edge, fill);
+    auto decode = [&](auto& f) {
+      return DecodeRuns(data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run,
+                        begin, end, last.first_edge - first.first_edge, f);
+    };
+    const RunDecodeStatus status = ordered_ && q == p ? decode(fill_consumed) : decode(fill);
     if (!status.ok()) {
 #pragma omp critical(needle_scatter_damage)
       if (q < damaged) {
@@ -659,6 +792,7 @@ RunSummary Engine<Program>::Run() {
     summary.edges_loaded += stats_.edges_loaded;
     summary.edges_changed += stats_.edges_changed;
     summary.inner_passes += stats_.inner_passes;
+    summary.intervals_ordered += stats_.intervals_ordered;
     if (options_.on_iteration) options_.on_iteration(stats_);
   }
   if (!summary.converged &&

@@ -42,8 +42,9 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     largest = std::max<uint64_t>(largest, set.interval_end(p) - set.interval_begin(p));
   }
-  // accumulator + message, touched flag, where its out-edges start in window (p, p) (sweeps),
-  // and the sweeps' senders: by block and in order (frontier)
+  // accumulator + message, touched flag, where its out-edges start in window (p, p) (sweeps,
+  // the ordered schedule), and the sweeps' senders by block and in order (frontier) or the
+  // ordered schedule's heap (engine/vertex_heap.h)
   plan.vertex_arrays = largest * (per_vertex_width + 1 + sizeof(uint64_t) + 2 * sizeof(uint32_t));
   const uint64_t p = set.num_intervals();
   // window index, edge value file offsets, scatter index offsets; window flags; per-shard state

@@ -48,7 +48,8 @@ struct MemoryPlan {
 
 // Throws std::invalid_argument, with the figures, when the largest interval does not fit (or,
 // for TransportChoice::kResident, the whole set).
-// per_vertex_width: the accumulator and outgoing message of one vertex.
+// per_vertex_width: the accumulator and outgoing message of one vertex (and the ordered
+// schedule's priority key: engine.h).
 // allow_resident: keep all vertex values in memory when they fit.
 MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident = true,

@@ -56,6 +56,19 @@
 // sweep order. Iterations are asynchronous in the GraphChi sense: intervals are computed in order,
 // and a vertex sees the messages of in-neighbours in earlier intervals of the same iteration.
 //
+// Ordered schedule (optional, selection programs only): a program that also defines
+//     // any totally ordered type; `heard`: what the vertex gathered since it was last applied
+//     Priority priority(const VertexValue& value, const Accumulator& heard) const;
+// has each interval's messages to itself used in order of priority, least first, ties by id
+// (engine.h): a vertex is applied when it is the least of the interval's vertices with
+// messages, and its messages to vertices of the same interval are gathered at once. For a
+// min-selection such as connected components (priority: the label heard) that is Dijkstra's
+// order, and a vertex is applied about once per turn instead of once per sweep. The order
+// changes how much work a turn does, never its result: a selection program's fixpoint does not
+// depend on the order its messages are used in. The program promises what selection means:
+// apply keeps the best of the value and what was heard, so a message that would not change a
+// vertex now could not change it later (the engine drops such a message).
+//
 // kAggregation (aggregation.h) combines several changes of one vertex into one; the dynamic
 // shard modes use it for the delay buffer.
 #pragma once
@@ -63,6 +76,7 @@
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "base/types.h"
 #include "engine/aggregation.h"
@@ -94,13 +108,6 @@ struct AccumulatorOf<P> {
 template <class P>
 using AccumulatorOf = typename program_detail::AccumulatorOf<P>::type;
 
-// A program's value widths, for the cost model that plans its intervals:
-//   shard_options.costs = IntervalCostsFor(WidthsOf<MyProgram>());
-template <class P>
-constexpr ValueWidths WidthsOf() {
-  return {sizeof(typename P::EdgeValue), sizeof(AccumulatorOf<P>), sizeof(typename P::VertexValue)};
-}
-
 template <class P>
 concept GasProgram = std::is_trivially_copyable_v<typename P::VertexValue> &&
     std::is_trivially_copyable_v<typename P::EdgeValue> &&
@@ -125,5 +132,36 @@ concept AccumulationProgram = GasProgram<P> &&
     requires(const P& p, const VertexContext& v, const typename P::VertexValue& value) {
   { p.extract(v, value) } -> std::same_as<AccumulatorOf<P>>;
 };
+
+// True when a selection program defines priority(): the ordered schedule (above).
+template <class P>
+concept OrderedProgram = GasProgram<P> && !AccumulationProgram<P> &&
+    requires(const P& p, const typename P::VertexValue& value, const AccumulatorOf<P>& acc) {
+  { p.priority(value, acc) } -> std::totally_ordered;
+};
+
+// The type of a program's priority() (uint32_t, unused, when it has none).
+namespace program_detail {
+template <class P>
+struct PriorityOf {
+  using type = uint32_t;
+};
+template <OrderedProgram P>
+struct PriorityOf<P> {
+  using type = std::remove_cvref_t<decltype(std::declval<const P&>().priority(
+      std::declval<const typename P::VertexValue&>(),
+      std::declval<const needle::AccumulatorOf<P>&>()))>;
+};
+}  // namespace program_detail
+template <class P>
+using PriorityOf = typename program_detail::PriorityOf<P>::type;
+
+// A program's value widths, for the cost model that plans its intervals:
+//   shard_options.costs = IntervalCostsFor(WidthsOf<MyProgram>());
+template <class P>
+constexpr ValueWidths WidthsOf() {
+  return {sizeof(typename P::EdgeValue), sizeof(AccumulatorOf<P>), sizeof(typename P::VertexValue),
+          OrderedProgram<P> ? sizeof(PriorityOf<P>) : 0};
+}
 
 }  // namespace needle

@@ -67,6 +67,7 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "intervals_cleared", uint64_t{s.intervals_cleared});
   AppendNumber(out, "inner_passes", s.inner_passes);
   AppendNumber(out, "inner_passes_max", uint64_t{s.inner_passes_max});
+  AppendNumber(out, "intervals_ordered", uint64_t{s.intervals_ordered});
   return Close(std::move(out));
 }
 
@@ -84,6 +85,7 @@ std::string ToJson(const RunSummary& s) {
   AppendTimesAndTraffic(out, s);
   AppendNumber(out, "inner_passes", s.inner_passes);
   AppendNumber(out, "max_inner_passes", uint64_t{s.max_inner_passes});
+  AppendNumber(out, "intervals_ordered", s.intervals_ordered);
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);
   AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});

@@ -25,6 +25,7 @@ struct IterationStats {
   uint32_t intervals_cleared = 0;  // not computed, but their old messages overwritten
   uint64_t inner_passes = 0;       // extra passes of intervals over their own messages
   uint32_t inner_passes_max = 0;   // the most one interval took
+  uint32_t intervals_ordered = 0;  // computed by the ordered schedule (engine.h)
 };
 
 struct RunSummary {
@@ -43,6 +44,7 @@ struct RunSummary {
   uint64_t edges_loaded = 0;
   uint64_t edges_changed = 0;
   uint64_t inner_passes = 0;      // all iterations' IterationStats::inner_passes
+  uint64_t intervals_ordered = 0;  // all iterations' IterationStats::intervals_ordered
   uint32_t max_inner_passes = 0;  // EngineOptions::max_inner_passes
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;

@@ -62,6 +62,7 @@ void BucketLog::Finish() {
     io_.Wait(t);
     t = 0;
   }
+  for (auto& b : buffers_) b = HugeArray<std::byte>();  // reading back needs only the staging
 }
 
 void BucketLog::Read(std::span<const Stretch> stretches,

@@ -48,7 +48,8 @@ class BucketLog {
   // [k << shift, (k + 1) << shift) — is records [starts[k], starts[k + 1]). starts has at
   // most kBuckets + 1 entries. Starts the write and returns.
   void Append(int shift, std::vector<uint64_t> starts);
-  // Waits for the last write; throws Error if one failed.
+  // Waits for the last write and frees the block buffers (no Append after it); throws Error
+  // if a write failed.
   void Finish();
 
   uint64_t records() const { return records_; }

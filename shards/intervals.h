@@ -77,6 +77,7 @@ struct ValueWidths {
   uint64_t edge = 4;         // EdgeValue: one message per edge
   uint64_t accumulator = 8;  // what gather folds into
   uint64_t vertex = 16;      // VertexValue
+  uint64_t priority = 0;     // the ordered schedule's key (engine/program.h); 0: none
 };
 
 // The one cost model, used by `needle shard` (default widths), `needle run` (each app's
@@ -84,9 +85,10 @@ struct ValueWidths {
 // a program of these widths, or the defaults where those are larger (so that every program
 // within them shares the default set). An in-edge holds its target and message (4 + edge); an
 // out-edge its message; a vertex its two degrees in each interval buffer (8, doubled), and once
-// its accumulator, message, flag, sweep offset and senders (17 B) and its value twice (the
-// interval's copy and its aligned staging copy when values live on disk): vertex = 8 +
-// ceil((accumulator + edge + 17 + 2 × vertex) / 2).
+// its accumulator, message, flag, sweep offset and senders (17 B), with a priority (the ordered
+// schedule) its heap entry, place and key (8 + priority), and its value twice (the interval's
+// copy and its aligned staging copy when values live on disk):
+// vertex = 8 + ceil((accumulator + edge + 17 + [8 + priority] + 2 × vertex) / 2).
 IntervalCosts IntervalCostsFor(const ValueWidths& widths);
 
 // What the planner is told besides the degrees and --memory.

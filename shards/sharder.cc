@@ -11,7 +11,10 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -40,15 +43,16 @@ namespace fs = std::filesystem;
 // bucket file is kUnitsPerBucket units.
 constexpr uint64_t kUnits = uint64_t{1} << 16;
 // The sharder's own buffers (text chunks, blocks, staging) are sized from --memory less this:
-// room for what the process holds besides them (its fixed bytes, the degree arrays); below it
-// they are at their minimums (cnr-2000 at --memory 30M peaks at 24 MB: bench/RESULTS.md).
+// room for what the process holds besides them (its fixed bytes, the planner's tables); below
+// it they are at their minimums (cnr-2000 at --memory 30M peaks at 24 MB: bench/RESULTS.md).
 constexpr uint64_t kSharderReserveBytes = uint64_t{64} << 20;
 constexpr int kUnitsPerBucketLog2 = 4;
 static_assert(kUnits == uint64_t{BucketLog::kBuckets} << kUnitsPerBucketLog2);
 
-// The packed runs of every window, appended in shard order to a temporary file (through the
-// page cache: it is small, about 2 bytes a run, and read back at once in another order).
-class IndexLog {
+// A temporary file appended through a 1 MiB buffer and read back by offset (through the page
+// cache: the packed runs of every window, about 2 bytes a run, read back at once in another
+// order; the degrees, 4 bytes a vertex, read back once in order).
+class ScratchLog {
  public:
   void Create(std::string path) {
     path_ = std::move(path);
@@ -63,6 +67,17 @@ class IndexLog {
     buffered_ =
         static_cast<size_t>(PutRun(previous, run, buffer_.data() + buffered_) - buffer_.data());
   }
+  void Append(const void* data, size_t bytes) {
+    if (bytes == 0) return;  // an empty interval's degrees (data may be null)
+    if (buffered_ + bytes > buffer_.size()) Flush();
+    if (bytes >= buffer_.size()) {  // no smaller for the buffer: straight to the file
+      WriteFully(fd_.get(), path_, data, bytes, written_);
+      written_ += bytes;
+      return;
+    }
+    std::memcpy(buffer_.data() + buffered_, data, bytes);
+    buffered_ += bytes;
+  }
   void Flush() {
     WriteFully(fd_.get(), path_, buffer_.data(), buffered_, written_);
     written_ += buffered_;
@@ -71,9 +86,19 @@ class IndexLog {
   void Read(uint64_t at, uint8_t* out, size_t bytes) const {
     ReadFully(fd_.get(), path_, out, bytes, at);
   }
+  // Flushes, then calls f(bytes, size) for the whole file in pieces of the buffer's size.
+  void ForEach(const std::function<void(const uint8_t*, size_t)>& f) {
+    Flush();
+    for (uint64_t at = 0; at < written_; at += buffer_.size()) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), written_ - at));
+      Read(at, buffer_.data(), n);
+      f(buffer_.data(), n);
+    }
+  }
   void Remove() {
     fd_.Reset();
     unlink(path_.c_str());
+    std::vector<uint8_t>().swap(buffer_);
   }
 
  private:
@@ -146,6 +171,18 @@ class Sharder {
       *seconds = std::chrono::duration<double>(now - lap).count();
       lap = now;
     };
+    // A budget that cannot work is refused before the input is read: one that cannot hold
+    // the engine's fixed bytes, or — where the header gives the vertex count (.csr, Matrix
+    // Market, DIMACS) — the degree arrays planning may need.
+    if (options_.memory_bytes <= EngineFixedBytes(1)) {
+      throw std::invalid_argument("--memory must be more than " +
+                                  FormatMiB(EngineFixedBytes(1)) +
+                                  " (the engine's fixed reserve, tables and padding)");
+    }
+    if (const std::optional<uint64_t> n = reader.num_vertices()) {
+      num_vertices_ = *n;
+      PlanFloor();
+    }
     // Reads of the bucket file go through two staging buffers of 1/64 of the budget each.
     BucketLog log(*io_, tmp_ + "/buckets.bin", sizeof(Record),
                   BlockEdges(reader.weighted()) * (options_.symmetrize ? 2 : 1),
@@ -332,8 +369,6 @@ class Sharder {
   template <class Record>
   void PlanFromUnits(BucketLog& log) {
     const PlanContext context = Context(std::is_same_v<Record, WeightedRecord>);
-    out_degree_.Resize(num_vertices_);
-    in_degree_.Resize(num_vertices_);
     std::optional<IntervalPlan> plan = PlanIntervalsByUnits(unit_out_, unit_in_, unit_shift_,
                                                             num_vertices_, options_.memory_bytes,
                                                             options_.costs, context);
@@ -341,7 +376,10 @@ class Sharder {
     if (exact) {
       Log("a block of " + std::to_string(uint64_t{1} << unit_shift_) +
           " ids does not fit the budget: counting exact degrees to plan per vertex");
-      ClearDegrees();
+      out_degree_.Resize(num_vertices_);
+      in_degree_.Resize(num_vertices_);
+      std::fill(out_degree_.begin(), out_degree_.end(), 0u);
+      std::fill(in_degree_.begin(), in_degree_.end(), 0u);
       log.ForEach([this](const std::byte* bytes, uint64_t n) {
         const auto* records = reinterpret_cast<const Record*>(bytes);
         for (uint64_t i = 0; i < n; ++i) {
@@ -373,12 +411,9 @@ class Sharder {
           interval_edges_[p] += unit_in_[k];
       }
     }
-    ClearDegrees();  // pass 2 counts them exactly
-  }
-
-  void ClearDegrees() {
-    std::fill(out_degree_.begin(), out_degree_.end(), 0u);
-    std::fill(in_degree_.begin(), in_degree_.end(), 0u);
+    // Pass 2 counts the degrees again, interval by interval: it does not hold these.
+    out_degree_ = HugeArray<uint32_t>();
+    in_degree_ = HugeArray<uint32_t>();
   }
 
   // Pass 2: each interval's edges, gathered from the bucket file and sorted, become a shard.
@@ -389,6 +424,8 @@ class Sharder {
     windows_.assign(static_cast<size_t>(p_count) * (p_count + 1), WindowEntry{});
     index_at_.assign(static_cast<size_t>(p_count) * (p_count + 1), 0);
     index_log_.Create(tmp_ + "/index.log");
+    in_degree_log_.Create(tmp_ + "/in-degrees.log");
+    std::vector<uint32_t> in_degrees;
     // Both arrays are reused from shard to shard: no fresh pages to fault in and zero.
     HugeArray<Record> edges, scratch;
     uint64_t done = 0;
@@ -404,7 +441,9 @@ class Sharder {
                                                std::to_string(e));
       }
       SortInterval(edges, scratch, num_vertices_, bounds[p], bounds[p + 1], threads_);
-      for (uint64_t i = 0; i < e; ++i) ++in_degree_[edges[i].target];
+      in_degrees.assign(bounds[p + 1] - bounds[p], 0);
+      for (uint64_t i = 0; i < e; ++i) ++in_degrees[edges[i].target - bounds[p]];
+      in_degree_log_.Append(in_degrees.data(), in_degrees.size() * sizeof(uint32_t));
       WriteShard(p, edges);
       done += e;
       Progress(2, done, num_edges_);
@@ -419,10 +458,14 @@ class Sharder {
   // from the index log, behind their P + 1 offsets (shard_layout.h).
   void WriteScatterIndexes() {
     index_log_.Flush();
+    out_degree_log_.Create(tmp_ + "/out-degrees.log");
     const uint32_t p_count = report_.plan.num_intervals();
+    const auto& bounds = report_.plan.bounds;
     std::vector<uint64_t> offsets(p_count + 1);
     std::vector<uint8_t> packed;
+    std::vector<uint32_t> out_degrees;
     for (uint32_t p = 0; p < p_count; ++p) {
+      out_degrees.assign(bounds[p + 1] - bounds[p], 0);
       auto at = [&](uint32_t q, uint32_t r) {
         return index_at_[static_cast<size_t>(q) * (p_count + 1) + r];
       };
@@ -435,7 +478,21 @@ class Sharder {
         packed.resize(at(q, p + 1) - at(q, p));
         index_log_.Read(at(q, p), packed.data(), packed.size());
         w.Write(packed.data(), packed.size());
+        // p's out-degrees: the runs of its sources in window (q, p), summed over q.
+        const WindowEntry& first = windows_[static_cast<size_t>(q) * (p_count + 1) + p];
+        const WindowEntry& last = windows_[static_cast<size_t>(q) * (p_count + 1) + p + 1];
+        const RunDecodeStatus status = DecodeRuns(
+            packed.data(), packed.data() + packed.size(), last.first_run - first.first_run,
+            bounds[p], bounds[p + 1], last.first_edge - first.first_edge,
+            [&](uint32_t source, uint64_t count) {
+              out_degrees[source - bounds[p]] += static_cast<uint32_t>(count);
+            });
+        if (!status.ok()) {
+          throw std::logic_error("the sharder's own runs of window (" + std::to_string(q) + ", " +
+                                 std::to_string(p) + ") do not decode: " + status.error);
+        }
       }
+      out_degree_log_.Append(out_degrees.data(), out_degrees.size() * sizeof(uint32_t));
       AddFile(name, w.position(), w.Finish());
     }
     index_log_.Remove();
@@ -483,7 +540,6 @@ class Sharder {
       const SourceRun run{source, static_cast<uint32_t>(end - i)};
       index_log_.Append(previous, run);
       previous = source;
-      out_degree_[source] += run.count;
       ++run_index;
       i = end;
     }
@@ -513,10 +569,18 @@ class Sharder {
     }
   }
 
+  // degrees.bin from the two degree logs: out-degrees, then in-degrees.
   void WriteDegrees() {
-    HashingWriter w(*io_, tmp_ + "/" + kDegreesName, FileKind::kDegrees);
-    w.Write(out_degree_.data(), num_vertices_ * sizeof(uint32_t));
-    w.Write(in_degree_.data(), num_vertices_ * sizeof(uint32_t));
+    HashingWriter w(*io_, tmp_ + "/" + kDegreesName, FileKind::kDegrees, &write_buffers_);
+    auto copy = [&w](const uint8_t* bytes, size_t n) { w.Write(bytes, n); };
+    out_degree_log_.ForEach(copy);
+    in_degree_log_.ForEach(copy);
+    if (w.position() != 2 * num_vertices_ * sizeof(uint32_t)) {
+      throw std::logic_error("the degree logs hold " + std::to_string(w.position()) +
+                             " bytes for " + std::to_string(num_vertices_) + " vertices");
+    }
+    out_degree_log_.Remove();
+    in_degree_log_.Remove();
     const uint64_t size = ShardAlignUp(w.position());
     AddFile(kDegreesName, size, w.Finish());
   }
@@ -549,7 +613,10 @@ class Sharder {
   std::array<uint32_t, 1 << 16> column_;  // a piece of a shard's targets or values
   std::vector<WindowEntry> windows_;
   // Pass 2's packed runs of every window, in shard order, for the scatter indexes.
-  IndexLog index_log_;
+  ScratchLog index_log_;
+  // Pass 2's exact degrees, interval by interval: in-degrees as each shard is sorted,
+  // out-degrees from each interval's scatter index (never an array of all vertices).
+  ScratchLog in_degree_log_, out_degree_log_;
   std::vector<uint64_t> index_at_;  // P × (P + 1): where window (shard, interval) starts in it
   std::vector<ManifestFile> files_;
 };

@@ -132,7 +132,7 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
   ShardNeeds needs;
   // The program's widths (WidthsOf<ShortestPaths<slots>>); a weighted set's weights are
   // charged by the planner.
-  needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots});
+  needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots, 4});
   if (!needs.costs.is_default()) needs.dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
   return needs;
 }

@@ -27,6 +27,10 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                      const IntervalCosts& costs, const std::string& out_dir, const IoOptions& io) {
   namespace fs = std::filesystem;
   if (fs::is_directory(c.input)) {
+    if (c.intervals.value != 0) {
+      throw UsageError("--intervals cuts a graph file as needle run shards it; " + c.input +
+                       " is a shard set (cut it anew with 'needle shard GRAPH --intervals N')");
+    }
     ShardSet set = ShardSet::Open(c.input, !c.skip_verify);
     if (symmetrize && !set.manifest().choices.symmetrize) {
       throw std::invalid_argument(c.input + " is not symmetrized; " + c.app +
@@ -45,6 +49,12 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.io.direct = true;  // written once and fsynced: see ShardOptions::io
   shard.reuse_smaller_budget = true;
   shard.keep_open = true;
+  if (c.intervals.value > kMaxIntervals) {
+    throw UsageError("--intervals must be from 0 (the fewest that fit) to " +
+                     std::to_string(kMaxIntervals) + ", not " +
+                     std::to_string(c.intervals.value));
+  }
+  shard.intervals = c.intervals.value;
   ShardReport report = ShardWithProgress(c.input, shard, c.say);
   if (!report.reused) {
     std::fprintf(c.say, "sharded %s -> %s (%u intervals) in %.2f s\n", c.input.c_str(),
@@ -109,7 +119,8 @@ int RunRun(const std::vector<std::string>& args) {
           ->default_value(Whole<uint32_t>{kDefaultInnerPasses},
                           std::to_string(kDefaultInnerPasses)),
       "asynchronous intervals: recompute an interval on the messages its vertices sent each "
-      "other, at most this many extra times per turn (0: one pass per turn)");
+      "other, at most this many extra times per turn (cc, mssp: apply at most 1 + this many "
+      "vertices per vertex of the interval per turn, in priority order; 0: one pass per turn)");
   add("out", po::value(&c.out),
       "write one line per vertex: id<TAB>value (FILE, a device or FIFO, or - for stdout)");
   add("stats", po::value(&c.stats), "write per-iteration statistics as JSON lines");
@@ -122,6 +133,9 @@ int RunRun(const std::vector<std::string>& args) {
   add("sources", po::value(&c.sources), "mssp: comma-separated source ids (at most 32)");
   add("num-sources", po::value(&c.num_sources)->default_value(Whole<uint32_t>{0}, "0"),
       "mssp: K sources spread evenly over the ids (i * V / K), when --sources is not given");
+  add("intervals", po::value(&c.intervals)->default_value(Whole<uint32_t>{0}, "0"),
+      "when it shards GRAPH: cut into this many intervals (GraphChi's nshards; 0: the fewest "
+      "that fit --memory); refused if they do not fit, or for a shard set directory");
   add("skip-verify", po::bool_switch(&c.skip_verify),
       "do not checksum a given shard set's files before the run (sizes and structure are "
       "still checked; not related to --verify)");

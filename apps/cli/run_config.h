@@ -24,6 +24,7 @@ struct RunConfig {
   bool direct = false;
   std::string transport = "auto";
   Whole<uint32_t> inner_passes{kDefaultInnerPasses};
+  Whole<uint32_t> intervals;  // when it shards GRAPH: cut into this many (0: the fewest)
   bool skip_verify = false;
   bool verify = false;  // --verify: compare with the app's serial oracle after the run
   std::string out;

@@ -7,6 +7,7 @@
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/sharding.h"
+#include "engine/run_stats.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
 
@@ -67,8 +68,10 @@ int RunShard(const std::vector<std::string>& args) {
       static_cast<unsigned long long>(m.num_edges), m.choices.symmetrize ? " (symmetrized)" : "",
       m.num_intervals(), HumanBytes(static_cast<double>(report.bytes_written)).c_str(),
       report.io_backend.c_str(), report.seconds);
-  std::printf("passes: read+bucket %.2f s, sort+write %.2f s\n", report.read_seconds,
-              report.write_seconds);
+  std::printf("passes: read+bucket %.2f s, sort+write %.2f s; peak RSS %s of --memory %s\n",
+              report.read_seconds, report.write_seconds,
+              HumanBytes(static_cast<double>(PeakRssBytes())).c_str(),
+              HumanBytes(static_cast<double>(shard.memory_bytes)).c_str());
   return 0;
 }
 

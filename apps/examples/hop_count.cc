@@ -44,8 +44,12 @@ struct HopCount {
   uint32_t scatter(const needle::VertexContext&, uint32_t, uint32_t hops) const {
     return hops == kUnreached ? kUnreached : hops + 1;
   }
+  // Optional: the fewest hops heard first (breadth-first order inside an interval; without it
+  // the engine sweeps, with the same result: engine/program.h, "Ordered schedule").
+  uint32_t priority(uint32_t, uint32_t heard) const { return heard; }
 };
 static_assert(needle::GasProgram<HopCount>);
+static_assert(needle::OrderedProgram<HopCount>);
 
 }  // namespace
 

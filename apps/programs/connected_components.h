@@ -27,6 +27,8 @@ struct ConnectedComponents {
   }
   bool changed(uint32_t old_label, uint32_t label) const { return label < old_label; }
   uint32_t scatter(const VertexContext&, uint32_t, uint32_t label) const { return label; }
+  // The ordered schedule: the smallest label heard first (engine/program.h).
+  uint32_t priority(uint32_t, uint32_t heard) const { return heard; }
 };
 
 }  // namespace needle::apps

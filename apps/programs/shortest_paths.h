@@ -51,6 +51,15 @@ struct ShortestPaths {
   EdgeValue scatter(const VertexContext&, const VertexValue&, const VertexValue& d) const {
     return d;
   }
+  // The ordered schedule (engine/program.h): the vertex with the shortest distance heard that
+  // improves on its own first — Dijkstra's order for each source, the sources interleaved.
+  float priority(const VertexValue& d, const EdgeValue& heard) const {
+    float least = kInfinity;
+    for (size_t k = 0; k < K; ++k) {
+      if (heard[k] < d[k]) least = std::min(least, heard[k]);
+    }
+    return least;
+  }
 };
 
 }  // namespace needle::apps

@@ -151,6 +151,28 @@ TEST_F(RunCliTest, RunsOnAShardSetAndReusesIt) {
   EXPECT_NE(r.out.find("sharded"), std::string::npos) << r.out;
 }
 
+// --intervals N cuts the graph as the run shards it (recorded, so a set cut otherwise is not
+// reused), and is refused for a shard set directory, which is cut already.
+TEST_F(RunCliTest, IntervalsAskedCutTheGraphTheRunShards) {
+  const std::string input = Graph("g.txt", kGraph);
+  const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
+  for (const std::string n : {"3", "2"}) {
+    const Result r = Needle("run cc " + ShellQuote(input) + " --memory 128M --intervals " + n +
+                            " --out " + ShellQuote(Path("cc.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("(" + n + " intervals)"), std::string::npos) << r.out;
+    EXPECT_EQ(ShardSet::Open(input + ".sym.shards").num_intervals(), std::stoul(n));
+    std::vector<uint32_t> labels;
+    for (const auto& row : ReadValues(Path("cc.txt"))) {
+      labels.push_back(static_cast<uint32_t>(row.at(0)));
+    }
+    EXPECT_EQ(labels, expected);
+  }
+  const Result r = Needle("run cc " + ShellQuote(input + ".sym.shards") + " --intervals 3");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--intervals cuts a graph file"), std::string::npos) << r.err;
+}
+
 TEST_F(RunCliTest, ErrorsExitNonZeroAndLeaveNoOutput) {
   const std::string input = Graph("g.txt", kGraph);
   Result r = Needle("run bfs " + ShellQuote(input));

@@ -260,7 +260,7 @@ TEST_F(ShardCliTest, IntervalsAskedAreCutOrRefused) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(ShardSet::Open(File("five")).num_intervals(), 5u);
   testing::CheckShardSet(File("five"), oracle, true);
-  for (const std::string& bad : {"-1", "65537", "x"}) {
+  for (const char* bad : {"-1", "65537", "x"}) {
     r = Needle("shard " + ShellQuote(g) + " --intervals " + bad + " --out " +
                ShellQuote(File("bad")));
     EXPECT_EQ(r.status, 2) << bad;
@@ -276,6 +276,61 @@ TEST_F(ShardCliTest, IntervalsAskedAreCutOrRefused) {
   EXPECT_NE(r.err.find("give --memory"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(File("bad")));
   EXPECT_TRUE(testing::Leftovers(File("bad")).empty());
+}
+
+// "1.23 MB" (HumanBytes) → bytes.
+double ParseHumanBytes(const std::string& text) {
+  std::istringstream in(text);
+  double value = 0;
+  std::string unit;
+  in >> value >> unit;
+  const std::map<std::string, double> scale = {{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+  EXPECT_EQ(scale.count(unit), 1u) << text;
+  return scale.count(unit) ? value * scale.at(unit) : 0;
+}
+
+// The budget holds for a graph whose vertices alone take a good part of it (4 M vertices: 32
+// MiB of degree arrays in 64 MiB); sharding held those arrays beside an interval's edges and
+// peaked at 71 MB. The sharder reports its own peak RSS.
+TEST_F(ShardCliTest, ManyVerticesShardWithinTheBudget) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory is not the sharder's";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "a sanitizer's shadow memory is not the sharder's";
+#endif
+#endif
+  const std::string g = File("r22.csr");
+  Result r = Needle("generate rmat --scale 22 --edge-factor 4 -o " + ShellQuote(g));
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = Needle("shard " + ShellQuote(g) + " --memory 64M --out " + ShellQuote(File("set")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t at = r.out.find("peak RSS ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const size_t of = r.out.find(" of --memory ", at);
+  ASSERT_NE(of, std::string::npos) << r.out;
+  const double peak = ParseHumanBytes(r.out.substr(at + 9, of - at - 9));
+  const double budget = ParseHumanBytes(r.out.substr(of + 13));
+  EXPECT_NEAR(budget, 64 << 20, 1e4) << r.out;  // printed to 10 kB
+  EXPECT_GT(peak, 0) << r.out;
+  EXPECT_LE(peak, budget) << r.out;
+}
+
+// A budget that cannot work is refused before the input is read: the header's 8,000,000
+// vertices need 61 MiB of degree arrays and the reserve, more than 64M; the edge line after the
+// header is malformed, so an error about it would mean the input was read first.
+TEST_F(ShardCliTest, BudgetTooSmallForTheHeadersVerticesIsRefusedBeforeReading) {
+  const std::string g = File("big.mtx");
+  testing::WriteFile(g, "%%MatrixMarket matrix coordinate pattern general\n"
+                        "8000000 8000000 1\nx y\n");
+  const Result r = Needle("shard " + ShellQuote(g) + " --memory 64M");
+  EXPECT_NE(r.status, 0);
+  ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("cannot hold the degree arrays of 8000000 vertices"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("give more than"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(g + ".shards"));
+  EXPECT_TRUE(testing::Leftovers(g + ".shards").empty());
 }
 
 TEST_F(ShardCliTest, TooSmallMemoryIsOneStderrLineMentioningMemory) {
