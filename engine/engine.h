@@ -24,6 +24,12 @@
 // vertices have been applied; the vertices still waiting then are applied once more and their
 // messages to p wait in window (p, p) for p's next turn.
 //
+// Streamed intervals: an interval of one vertex whose edges the memory plan does not hold in
+// the buffers (a hub) has its turn in pieces (ComputeStreamed): its in-edges' messages are
+// folded into its accumulator piece by piece, in shard order, and its one message is written
+// on its out-edges window by window; it has no inner passes (its messages to itself are read
+// at its next turn).
+//
 // Memory: MemoryPlan (memory_plan.h) is checked against options.memory_bytes in the
 // constructor; vertex values stay in memory when the budget holds them, else they live in the
 // run's work directory and are read and written per interval. The work directory (messages,
@@ -88,7 +94,7 @@ class Engine {
     const size_t key = kOrdered ? 2 * sizeof(uint32_t) + sizeof(PriorityOf<Program>) : 0;
     plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                        sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory,
-                       options_.transport);
+                       options_.transport, options_.stream_one_vertex_intervals);
     if (options_.log) options_.log(plan_.Describe());
     if (plan_.transport == TransportChoice::kResident) {
       transport_ = std::make_unique<ResidentShards>(set, *shard_io_, *edges_, stats_);
@@ -187,6 +193,7 @@ class Engine {
   // The first interval after `p` (wrapping into the next iteration) that has messages.
   uint32_t NextPending(uint32_t p) const;
   void Compute(uint32_t p, uint32_t iteration);
+  void ComputeStreamed(uint32_t p, uint32_t iteration);
   // One pass over p's vertices: gather from the windows (p, r) that carry messages (`inner`:
   // from window (p, p) as p's previous pass wrote it), apply, and set message_. Returns the
   // number of vertices that changed.
@@ -291,7 +298,68 @@ uint32_t Engine<Program>::NextPending(uint32_t p) const {
 }
 
 template <GasProgram Program>
+void Engine<Program>::ComputeStreamed(uint32_t p, uint32_t iteration) {
+  pending_[p] = 0;
+  const IntervalData& data = transport_->BeginStreamed(p);
+  VertexValue* values = LoadValues(p);
+  const auto t = Clock::now();
+  const uint32_t n = num_intervals();
+  const EdgeValue identity = program_.identity();
+  const VertexContext ctx{set_.interval_begin(p), data.OutDegrees()[0], data.InDegrees()[0],
+                          iteration};
+  Accumulator acc = Accumulator(identity);
+  if constexpr (kAccumulation) acc = program_.extract(ctx, values[0]);
+  bool touched = false;
+  for (uint32_t r = 0; r < n; ++r) {
+    if (!transport_->Carries(p, r)) continue;
+    stats_.edges_loaded += set_.Window(p, r + 1).first_edge - set_.Window(p, r).first_edge;
+    transport_->StreamIn(r, [&](const std::byte* bytes, const float* weights, uint64_t count) {
+      for (uint64_t i = 0; i < count; ++i) {
+        EdgeValue m;
+        std::memcpy(&m, bytes + i * sizeof(EdgeValue), sizeof(EdgeValue));
+        if (m == identity) continue;
+        acc = program_.gather(acc, m, Program::kUsesWeights && weights != nullptr ? weights[i]
+                                                                                  : 1.0f);
+        touched = true;
+      }
+    });
+  }
+  const bool everyone = iteration == 0;
+  bool changed = false;
+  EdgeValue message = identity;
+  if (everyone || touched) {
+    const VertexValue old = values[0];
+    const VertexValue now = program_.apply(ctx, old, acc);
+    values[0] = now;
+    ++stats_.active_vertices;
+    if (everyone || program_.changed(old, now)) {
+      message = program_.scatter(ctx, everyone ? VertexValue{} : old, now);
+      changed = !(message == identity);
+      ++stats_.changed_vertices;
+    }
+  }
+  for (uint32_t q = 0; q < n; ++q) {
+    const uint64_t edges = set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
+    carries_[q] = changed && edges > 0;
+    if (carries_[q]) {
+      pending_[q] = 1;
+      stats_.edges_changed += edges;
+    }
+  }
+  pending_[p] = carries_[p];
+  dirty_[p] = std::any_of(carries_.begin(), carries_.end(), [](uint8_t c) { return c != 0; });
+  transport_->EndStreamed(reinterpret_cast<const std::byte*>(&message), carries_.data());
+  stats_.compute_seconds += Since(t);
+  ++stats_.intervals_computed;
+  StoreValues(p);
+}
+
+template <GasProgram Program>
 void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
+  if (transport_->Streamed(p)) {
+    ComputeStreamed(p, iteration);
+    return;
+  }
   pending_[p] = 0;
   const IntervalData& data = transport_->BeginCompute(p, NextPending(p));
   VertexValue* values = LoadValues(p);
@@ -733,6 +801,7 @@ RunSummary Engine<Program>::Run() {
   summary.num_vertices = set_.manifest().num_vertices;
   summary.num_edges = set_.manifest().num_edges;
   summary.num_intervals = n;
+  summary.intervals_streamed = plan_.num_streamed;
   summary.memory_budget = options_.memory_bytes;
   summary.memory_planned = plan_.Total();
   summary.vertex_values_resident = plan_.resident;

@@ -43,6 +43,9 @@ struct EngineOptions {
   // other is computed again on those messages alone, while it is loaded, until it sends none
   // to itself or it has had this many extra passes (0: one pass per turn, synchronous).
   uint32_t max_inner_passes = kDefaultInnerPasses;
+  // Stream every interval of one vertex (static windows), not only those the buffers cannot
+  // hold (memory_plan.h): for tests and comparisons.
+  bool stream_one_vertex_intervals = false;
   // Called after every iteration and once at the end; either may be empty.
   std::function<void(const IterationStats&)> on_iteration;
   std::function<void(const RunSummary&)> on_finish;

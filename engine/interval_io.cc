@@ -1,6 +1,8 @@
 #include "engine/interval_io.h"
 
 #include <algorithm>
+#include <cstring>
+#include <numeric>
 
 #include "base/error.h"
 
@@ -16,6 +18,10 @@ IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles&
     scatter_bytes_.push_back(scatter_.back().size());  // padded to 4 KiB: whole for O_DIRECT
   }
   degrees_ = io.Open(set.DegreesPath(), FileKind::kDegrees, false);
+  out_bytes_.assign(set.num_intervals(), 0);
+  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+    for (uint32_t q = 0; q < set.num_intervals(); ++q) out_bytes_[p] += values.WindowBytes(q, p);
+  }
 }
 
 IntervalIo::Cover IntervalIo::CoverOf(uint64_t begin, uint64_t end, uint64_t unit) {
@@ -38,6 +44,8 @@ IntervalIo::BufferSizes IntervalIo::Sizes() const {
   BufferSizes sizes;
   for (uint32_t p = 0; p < set_->num_intervals(); ++p) {
     const BufferSizes s = Sizes(p);
+    sizes.degrees = std::max(sizes.degrees, s.degrees);  // a streamed interval's too
+    if (Streamed(p)) continue;
     sizes.targets = std::max(sizes.targets, s.targets);
     sizes.values = std::max(sizes.values, s.values);
     sizes.runs = std::max(sizes.runs, s.runs);
@@ -56,15 +64,61 @@ uint64_t IntervalIo::IntervalDataBytes(uint32_t p) const { return Bytes(Sizes(p)
 
 void IntervalIo::Drain(IntervalData& data) { FinishLoad(data); }
 
+uint64_t IntervalIo::ScatterBytes(uint32_t p) const { return out_bytes_[p]; }
+
 uint64_t IntervalIo::ScatterBytes() const {
-  const uint32_t n = set_->num_intervals();
   uint64_t largest = 0;
-  for (uint32_t p = 0; p < n; ++p) {
-    uint64_t bytes = 0;
-    for (uint32_t q = 0; q < n; ++q) bytes += values_->WindowBytes(q, p);
-    largest = std::max(largest, bytes);
+  for (uint32_t p = 0; p < set_->num_intervals(); ++p) {
+    if (!Streamed(p)) largest = std::max(largest, ScatterBytes(p));
   }
   return largest;
+}
+
+void IntervalIo::ReadWindowInPieces(uint32_t p, uint32_t r, AlignedBuffer& buffer,
+                                    const PieceFold& fold) {
+  const uint64_t width = values_->width();
+  const uint64_t first = set_->Window(p, r).first_edge, last = set_->Window(p, r + 1).first_edge;
+  const uint64_t base = values_->WindowOffset(p, r);
+  const IoFile& messages = values_->file(p);
+  // A piece of k edges takes at most k x width + 2 alignment units of messages (the cover of
+  // an unaligned range) and as much for its weights: the buffer is split in two halves.
+  const uint64_t half = AlignDown(buffer.size() / 2, kDirectAlignment);
+  const uint64_t piece = (half - 2 * kDirectAlignment) / std::max<uint64_t>(width, 4);
+  std::byte* weight_bytes = buffer.data() + half;
+  for (uint64_t at = first; at < last; at += piece) {
+    const uint64_t end = std::min(last, at + piece);
+    const Cover m = CoverOf(base + (at - first) * width, base + (end - first) * width,
+                            messages.alignment());
+    requests_.clear();
+    requests_.push_back({&messages, m.offset, buffer.data(), m.length});
+    Cover w{0, 0, 0};
+    if (use_weights_) {
+      w = CoverOf(at * 4, end * 4, weights_[p].alignment());
+      requests_.push_back({&weights_[p], w.offset, weight_bytes, w.length});
+    }
+    io_->Run(requests_);
+    fold(buffer.data() + m.skip,
+         use_weights_ ? reinterpret_cast<const float*>(weight_bytes + w.skip) : nullptr,
+         end - at);
+  }
+}
+
+void IntervalIo::WriteWindowRepeated(uint32_t q, uint32_t p, const std::byte* message,
+                                     AlignedBuffer& buffer) {
+  const uint64_t width = values_->width();
+  const uint64_t begin = values_->WindowOffset(q, p), end = values_->WindowOffset(q, p + 1);
+  if (end == begin) return;
+  // Pieces of a whole number of messages and of alignment units (the window starts on one and,
+  // on a direct file, is padded to one): the pattern lines up in every piece.
+  const uint64_t unit = std::lcm<uint64_t>(width, kDirectAlignment);
+  const uint64_t piece = std::min(AlignDown(buffer.size(), unit), AlignUp(end - begin, unit));
+  for (uint64_t b = 0; b < piece; b += width) std::memcpy(buffer.data() + b, message, width);
+  requests_.clear();
+  for (uint64_t at = begin; at < end; at += piece) {
+    requests_.push_back({&values_->file(q), at, buffer.data(), std::min(piece, end - at),
+                         /*write=*/true});
+  }
+  io_->Run(requests_);
 }
 
 void IntervalIo::Allocate(IntervalData& data) const { Allocate(data, Sizes()); }

@@ -14,20 +14,31 @@
 // are aligned to the file's alignment() (covers of unaligned ranges are read whole).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <numeric>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "engine/edge_value_files.h"
 #include "io/io_backend.h"
+#include "shards/intervals.h"
 #include "shards/shard_layout.h"
 #include "shards/shard_set.h"
 
 namespace needle {
 
 inline constexpr uint32_t kNoInterval = ~uint32_t{0};
+
+// The buffer a streamed interval's pieces go through, for messages `width` bytes wide:
+// kStreamBufferBytes (shards/intervals.h), or more for a width whose pieces need more.
+inline uint64_t StreamBufferBytes(uint64_t width) {
+  return std::max<uint64_t>(kStreamBufferBytes,
+                            2 * std::lcm<uint64_t>(width, kDirectAlignment) + 4 * kDirectAlignment);
+}
 
 // One interval's inputs. Buffers are sized once for the largest interval and reused.
 struct IntervalData {
@@ -84,6 +95,22 @@ class IntervalIo {
   // Bytes of one IntervalData sized for interval p alone (Allocate(data, p)); their sum over
   // the intervals is what holding the whole shard set in memory costs.
   uint64_t IntervalDataBytes(uint32_t p) const;
+  // Bytes of interval p's out-edge messages (a ScatterBuffer sized for p alone).
+  uint64_t ScatterBytes(uint32_t p) const;
+  // Streamed intervals (streamed[p] != 0, one vertex each) are not held in the buffers:
+  // IntervalDataBytes(), ScatterBytes() and Allocate() leave them out. Call before Allocate().
+  void SetStreamed(std::vector<uint8_t> streamed) { streamed_ = std::move(streamed); }
+  bool Streamed(uint32_t p) const { return !streamed_.empty() && streamed_[p] != 0; }
+
+  // A streamed interval's transfers, through `buffer` (kStreamBufferBytes, shards/intervals.h),
+  // each waited for before it returns. ReadWindowInPieces hands window (p, r)'s messages (and
+  // weights, or nullptr) to fold(messages, weights, count) in pieces, in edge order.
+  // WriteWindowRepeated fills window (q, p) with `message` (one edge's `width` bytes) on every
+  // edge.
+  using PieceFold = std::function<void(const std::byte* messages, const float* weights,
+                                       uint64_t count)>;
+  void ReadWindowInPieces(uint32_t p, uint32_t r, AlignedBuffer& buffer, const PieceFold& fold);
+  void WriteWindowRepeated(uint32_t q, uint32_t p, const std::byte* message, AlignedBuffer& buffer);
   // Waits for the reads in flight on `data`.
   void Drain(IntervalData& data);
   void Allocate(IntervalData& data) const;  // for any interval
@@ -106,6 +133,7 @@ class IntervalIo {
   void FinishWriteBack(ScatterBuffer& scatter);
 
   IoBackend& backend() { return *io_; }
+  const EdgeValueFiles& values() const { return *values_; }
 
  private:
   struct Cover {
@@ -133,8 +161,10 @@ class IntervalIo {
   std::vector<IoFile> weights_;
   std::vector<IoFile> scatter_;          // the scatter indexes
   std::vector<uint64_t> scatter_bytes_;  // their sizes
+  std::vector<uint64_t> out_bytes_;      // per interval: ScatterBytes(p)
   IoFile degrees_;
   std::vector<IoRequest> requests_;
+  std::vector<uint8_t> streamed_;  // per interval, or empty: none
 };
 
 }  // namespace needle

@@ -1,6 +1,7 @@
 #include "engine/memory_plan.h"
 
 #include <algorithm>
+#include <vector>
 #include <stdexcept>
 
 #include "engine/interval_io.h"
@@ -16,8 +17,13 @@ std::string MemoryPlan::Describe() const {
           ? "shard set in memory " + FormatMiB(shard_data)
           : "interval buffers " + FormatMiB(interval_buffers) + ", scatter buffers " +
                 FormatMiB(scatter_buffers);
+  const std::string streaming =
+      num_streamed == 0 ? std::string()
+                        : ", " + std::to_string(num_streamed) + " one-vertex interval" +
+                              (num_streamed == 1 ? "" : "s") + " streamed through " +
+                              FormatMiB(stream_buffer);
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
-         std::string(TransportName(transport)) + " (" + buffers + ", vertex arrays " +
+         std::string(TransportName(transport)) + " (" + buffers + streaming + ", vertex arrays " +
          FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " +
          FormatMiB(kReservedBytes) + ", vertex values " +
          (resident ? "in memory " + FormatMiB(resident_values) : std::string("on disk")) + ")";
@@ -28,7 +34,7 @@ namespace {
 // The plan for one transport; vertex values in memory when allowed and within the budget.
 MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice transport,
                    size_t per_vertex_width, size_t vertex_width, uint64_t budget,
-                   bool allow_resident) {
+                   bool allow_resident, const std::vector<uint8_t>& streamed = {}) {
   MemoryPlan plan;
   plan.budget = budget;
   plan.transport = transport;
@@ -37,6 +43,11 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
   } else {
     plan.interval_buffers = 2 * io.IntervalDataBytes();
     plan.scatter_buffers = 2 * io.ScatterBytes();
+    plan.streamed = streamed;
+    plan.num_streamed = static_cast<uint32_t>(std::count(streamed.begin(), streamed.end(), 1));
+    if (plan.num_streamed > 0) {
+      plan.stream_buffer = StreamBufferBytes(io.values().width());
+    }
   }
   uint64_t largest = 0;
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
@@ -62,9 +73,9 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
 
 }  // namespace
 
-MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
+MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident,
-                      TransportChoice transport) {
+                      TransportChoice transport, bool stream_all) {
   if (transport != TransportChoice::kStatic) {
     const MemoryPlan resident = PlanFor(set, io, TransportChoice::kResident, per_vertex_width,
                                         vertex_width, budget, allow_resident);
@@ -81,8 +92,32 @@ MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vert
                                   resident.Describe() + ")");
     }
   }
-  const MemoryPlan plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width,
-                                  vertex_width, budget, allow_resident);
+  // Intervals of one vertex, costliest first: the ones streaming can take off the buffers.
+  const uint32_t n = set.num_intervals();
+  std::vector<uint32_t> single;
+  std::vector<uint64_t> cost(n, 0);
+  for (uint32_t p = 0; p < n; ++p) {
+    if (set.interval_end(p) - set.interval_begin(p) != 1) continue;
+    single.push_back(p);
+    cost[p] = io.IntervalDataBytes(p) + io.ScatterBytes(p);
+  }
+  std::stable_sort(single.begin(), single.end(),
+                   [&](uint32_t a, uint32_t b) { return cost[a] > cost[b]; });
+  std::vector<uint8_t> streamed(n, 0);
+  size_t next = 0;
+  if (stream_all) {
+    for (uint32_t p : single) streamed[p] = 1;
+    next = single.size();
+  }
+  io.SetStreamed(streamed);
+  MemoryPlan plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width,
+                            budget, allow_resident, streamed);
+  while (plan.Total() > budget && next < single.size()) {
+    streamed[single[next++]] = 1;
+    io.SetStreamed(streamed);
+    plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width, budget,
+                   allow_resident, streamed);
+  }
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + FormatMiB(budget) +
                                 " is too small for this shard set: give --memory " +

@@ -15,11 +15,18 @@
 //
 // TransportChoice::kAuto picks the resident transport when the shard data fits together with
 // everything else (vertex values in memory where allowed), else the static windows.
+//
+// Streamed intervals (static windows): when the buffers sized for every interval are over the
+// budget, intervals of one vertex are streamed, the costliest first, until the rest fit — such
+// an interval is not held in the buffers but read and written in pieces through one buffer of
+// StreamBufferBytes() (interval_io.h). So any set runs whose per-vertex arrays and
+// many-vertex intervals fit, whatever its hubs' degrees.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/transport.h"
 #include "shards/intervals.h"
@@ -39,9 +46,12 @@ struct MemoryPlan {
   uint64_t tables = 0;
   uint64_t resident_values = 0;  // 0 when vertex values go through a file
   bool resident = false;         // vertex values in memory
+  std::vector<uint8_t> streamed;  // per interval: streamed (static windows; empty: none)
+  uint32_t num_streamed = 0;
+  uint64_t stream_buffer = 0;     // StreamBufferBytes() when an interval is streamed
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + kReservedBytes;
+           resident_values + stream_buffer + kReservedBytes;
   }
   std::string Describe() const;  // one line
 };
@@ -51,8 +61,11 @@ struct MemoryPlan {
 // per_vertex_width: the accumulator and outgoing message of one vertex (and the ordered
 // schedule's priority key: engine.h).
 // allow_resident: keep all vertex values in memory when they fit.
-MemoryPlan PlanMemory(const ShardSet& set, const IntervalIo& io, size_t per_vertex_width,
+// stream_all: stream every interval of one vertex (static windows), needed or not.
+// Tells `io` which intervals are streamed (IntervalIo::SetStreamed).
+MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident = true,
-                      TransportChoice transport = TransportChoice::kAuto);
+                      TransportChoice transport = TransportChoice::kAuto,
+                      bool stream_all = false);
 
 }  // namespace needle

@@ -89,6 +89,7 @@ std::string ToJson(const RunSummary& s) {
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);
   AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});
+  AppendNumber(out, "intervals_streamed", uint64_t{s.intervals_streamed});
   AppendNumber(out, "memory_budget", s.memory_budget);
   AppendNumber(out, "memory_planned", s.memory_planned);
   out += std::string("\"vertex_values_resident\":") +

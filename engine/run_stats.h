@@ -49,6 +49,7 @@ struct RunSummary {
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;
   uint32_t num_intervals = 0;
+  uint32_t intervals_streamed = 0;  // one-vertex intervals read and written in pieces (engine.h)
   uint64_t memory_budget = 0;
   uint64_t memory_planned = 0;  // buffers and resident values the engine allocated
   bool vertex_values_resident = false;

@@ -26,6 +26,12 @@ StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValu
       write_(set.num_intervals(), 0) {
   for (auto& d : data_) io.Allocate(d);
   for (auto& s : scatter_) io.Allocate(s);
+  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+    if (io.Streamed(p)) {
+      stream_ = AlignedBuffer(StreamBufferBytes(edges.width()));
+      break;
+    }
+  }
 }
 
 StaticWindows::~StaticWindows() {
@@ -53,7 +59,9 @@ const IntervalData& StaticWindows::Degrees(uint32_t p) {
 
 void StaticWindows::Start(uint32_t first) {
   std::fill(carries_.begin(), carries_.end(), 0);  // the files start without messages
-  if (first != kNoInterval) io_->StartLoad(first, data_[0], Wanted(first, kNoInterval));
+  if (first != kNoInterval && !Streamed(first)) {
+    io_->StartLoad(first, data_[0], Wanted(first, kNoInterval));
+  }
 }
 
 void StaticWindows::Finish() {
@@ -142,7 +150,7 @@ ScatterBuffer& StaticWindows::BeginTurn(uint32_t p, uint32_t prefetch) {
                 out.bytes.data() + out.offsets[d.interval], bytes);
   }
   out.interval = kNoInterval;  // its old contents are on disk now
-  if (prefetch != kNoInterval && prefetch != p) {
+  if (prefetch != kNoInterval && prefetch != p && !Streamed(prefetch)) {
     IntervalData* slot = nullptr;
     for (auto& d : data_) {
       if (d.interval != p && !d.in_flight) slot = &d;
@@ -207,7 +215,53 @@ void StaticWindows::EndCompute(const uint8_t* carries) {
   out_ = nullptr;
 }
 
+void StaticWindows::Quiesce() {
+  const auto t = Clock::now();
+  for (auto& d : data_) {
+    io_->FinishLoad(d);
+    d.interval = kNoInterval;
+  }
+  for (auto& s : scatter_) {
+    io_->FinishWriteBack(s);
+    s.interval = kNoInterval;  // on disk: nothing left to patch from
+  }
+  stats_->io_wait_seconds += Since(t);
+}
+
+const IntervalData& StaticWindows::BeginStreamed(uint32_t p) {
+  Quiesce();
+  streaming_ = p;
+  io_->LoadDegrees(p, data_[0]);
+  return data_[0];
+}
+
+void StaticWindows::StreamIn(uint32_t r, const IntervalIo::PieceFold& fold) {
+  const auto t = Clock::now();
+  io_->ReadWindowInPieces(streaming_, r, stream_, fold);
+  stats_->io_wait_seconds += Since(t);
+}
+
+void StaticWindows::EndStreamed(const std::byte* message, const uint8_t* carries) {
+  const uint32_t p = streaming_;
+  const auto t = Clock::now();
+  for (uint32_t q = 0; q < n_; ++q) {
+    const bool now = carries != nullptr && carries[q];
+    if (now || carries_[Index(q, p)]) {
+      io_->WriteWindowRepeated(q, p, now ? message : identity_.data(), stream_);
+    }
+    carries_[Index(q, p)] = now;
+  }
+  stats_->write_back_seconds += Since(t);
+  streaming_ = kNoInterval;
+}
+
 void StaticWindows::Clear(uint32_t p) {
+  if (Streamed(p)) {
+    Quiesce();
+    streaming_ = p;
+    EndStreamed(nullptr, nullptr);
+    return;
+  }
   out_ = &BeginTurn(p, kNoInterval);
   WriteQuiet();
   out_ = nullptr;

@@ -11,6 +11,12 @@
 // interval loaded meanwhile has been patched from it. A window that carries no message is
 // neither read nor rewritten; one whose messages were consumed is overwritten with identity()
 // by its source interval's next turn, or by Clear() when that interval is not computed.
+//
+// Streamed intervals (IntervalIo::Streamed: one vertex whose edges the buffers were not sized
+// for) are read and written in pieces through one buffer of kStreamBufferBytes, synchronously:
+// their turn first waits for every transfer in flight and drops what was prefetched (it is
+// read again when its turn comes), so the files hold every message written before it, and
+// nothing read before it can miss what it writes.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +51,10 @@ class StaticWindows final : public Transport {
   uint64_t WindowOffset(uint32_t p, uint32_t r) const override {
     return edges_->WindowOffset(p, r);
   }
+  bool Streamed(uint32_t p) const override { return io_->Streamed(p); }
+  const IntervalData& BeginStreamed(uint32_t p) override;
+  void StreamIn(uint32_t r, const IntervalIo::PieceFold& fold) override;
+  void EndStreamed(const std::byte* message, const uint8_t* carries) override;
 
   // The I/O buffers, for registering them with the ring.
   std::vector<AlignedBuffer*> Buffers();
@@ -59,6 +69,8 @@ class StaticWindows final : public Transport {
   // The windows of memory shard q a load should read: those with messages, and the one the
   // interval computing now (`current`) may be about to fill.
   const uint8_t* Wanted(uint32_t q, uint32_t current);
+  // Waits for every read and write in flight and forgets what was prefetched (streamed turns).
+  void Quiesce();
 
   const ShardSet* set_;
   IntervalIo* io_;
@@ -74,6 +86,8 @@ class StaticWindows final : public Transport {
   ScatterBuffer* out_ = nullptr;     // its scatter buffer
   std::vector<uint8_t> wanted_;      // scratch: the windows a load asks for
   std::vector<uint8_t> write_;       // scratch: the windows a write-back writes
+  AlignedBuffer stream_;             // streamed intervals' pieces (empty when none is)
+  uint32_t streaming_ = kNoInterval;  // the streamed interval whose turn it is
 };
 
 }  // namespace needle

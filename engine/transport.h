@@ -14,6 +14,11 @@
 //   EndCompute(carries);  // carries[q]: window (q, p) now holds a message other than identity
 // or, for an interval that is not computed but whose out-edges still carry old messages,
 //   Clear(p);
+// A streamed interval (Streamed(p): one vertex whose edges the buffers do not hold; static
+// windows only) has its turn in pieces instead:
+//   const IntervalData& in = BeginStreamed(p);        // p's degrees only
+//   StreamIn(r, fold) for every r that Carries(p, r)  // window (p, r)'s messages, in pieces
+//   EndStreamed(message, carries);  // window (q, p) := message where carries[q], else cleared
 //
 // Exactly once: a message written into window (q, p) during p's turn is read by q's next turn
 // and by no other; the window is overwritten (or cleared) at p's next turn, which the schedule
@@ -61,6 +66,14 @@ class Transport {
   virtual void Clear(uint32_t p) = 0;
   // Waits for every transfer in flight (the end of a run, or a run that threw).
   virtual void Finish() = 0;
+
+  // Streamed intervals (see above); a transport that streams none keeps these defaults.
+  virtual bool Streamed(uint32_t /*p*/) const { return false; }
+  virtual const IntervalData& BeginStreamed(uint32_t p);
+  virtual void StreamIn(uint32_t r, const IntervalIo::PieceFold& fold);
+  // message: one edge's bytes, written on every edge of the windows (q, p) with carries[q];
+  // the windows that carried messages before and not now are cleared.
+  virtual void EndStreamed(const std::byte* message, const uint8_t* carries);
 
   // Byte offset of window (p, r)'s messages in p's message array (r = P: its size).
   virtual uint64_t WindowOffset(uint32_t p, uint32_t r) const = 0;

@@ -30,16 +30,26 @@ struct Units {
   std::span<const Degree> out, in;
   int shift;
   uint64_t n;  // ids in all
+  uint64_t stream_above = UINT64_MAX;  // a vertex costing more is streamed
   uint64_t first_id(uint64_t k) const { return std::min(k << shift, n); }
   uint64_t vertices(uint64_t k) const { return first_id(k + 1) - first_id(k); }
+  // A unit of one vertex whose interval alone would cost more than stream_above is streamed
+  // (kStreamBufferBytes): an interval of its own, whose cost is what sharding holds of it —
+  // its in-edges, sorted in memory (2 x in_edge a piece, like any interval's) — the engine
+  // holding only its per-vertex bytes (BoundOf).
+  bool Streamed(const IntervalCosts& c, uint64_t k) const {
+    return vertices(k) == 1 && CostOf(c, out[k], in[k], 1) > stream_above;
+  }
   uint64_t Cost(const IntervalCosts& c, uint64_t k) const {
-    return CostOf(c, out[k], in[k], vertices(k));
+    return Streamed(c, k) ? CostOf(c, 0, in[k], 1) : CostOf(c, out[k], in[k], vertices(k));
   }
 };
 
-// The units' total cost, and the costliest unit.
+// The units' total cost, the costliest unit held in the buffers, and the costliest streamed
+// one (what sorting its in-edges takes).
 struct Totals {
   uint64_t total = 0, largest = 0, largest_unit = 0;
+  uint64_t streamed = 0, streamed_unit = 0;
 };
 template <class U>
 Totals TotalsOf(const U& u, const IntervalCosts& c) {
@@ -47,7 +57,11 @@ Totals TotalsOf(const U& u, const IntervalCosts& c) {
   for (uint64_t k = 0; k < u.count; ++k) {
     const uint64_t cost = u.Cost(c, k);
     t.total += cost;
-    if (cost > t.largest) t.largest = cost, t.largest_unit = k;
+    if (u.Streamed(c, k)) {
+      if (cost > t.streamed) t.streamed = cost, t.streamed_unit = k;
+    } else if (cost > t.largest) {
+      t.largest = cost, t.largest_unit = k;
+    }
   }
   return t;
 }
@@ -59,14 +73,17 @@ uint64_t Greedy(const U& u, const IntervalCosts& c, uint64_t capacity,
                 std::vector<uint64_t>* cuts) {
   if (cuts != nullptr) cuts->assign(1, 0);
   uint64_t parts = 1, interval = 0;
+  bool alone = false;  // the interval holds a streamed vertex: nothing joins it
   for (uint64_t k = 0; k < u.count; ++k) {
     const uint64_t cost = u.Cost(c, k);
-    if (interval > 0 && interval + cost > capacity) {
+    const bool streamed = u.Streamed(c, k);
+    if (interval > 0 && (alone || streamed || interval + cost > capacity)) {
       ++parts;
       if (cuts != nullptr) cuts->push_back(k);
       interval = 0;
     }
     interval += cost;
+    alone = streamed;
   }
   if (cuts != nullptr) cuts->push_back(u.count);
   return parts;
@@ -75,13 +92,22 @@ uint64_t Greedy(const U& u, const IntervalCosts& c, uint64_t capacity,
 // What the engine holds for these cuts: each buffer sized for its own largest interval.
 struct Bound {
   uint64_t engine_bytes = 0, max_cost = 0;
+  uint64_t sorted = 0;  // the largest streamed interval's cost (sharding sorts its in-edges)
 };
 template <class U>
 Bound BoundOf(const U& u, const IntervalCosts& c, const std::vector<uint64_t>& cuts) {
   const uint64_t p = cuts.size() - 1;
   uint64_t max_in = 0, max_out = 0, max_vertices = 0;
+  bool streams = false;
   Bound b;
   for (uint64_t i = 0; i < p; ++i) {
+    if (cuts[i + 1] - cuts[i] == 1 && u.Streamed(c, cuts[i])) {  // not in the buffers
+      streams = true;
+      max_vertices = std::max<uint64_t>(max_vertices, 1);
+      b.max_cost = std::max(b.max_cost, u.Cost(c, cuts[i]));
+      b.sorted = std::max(b.sorted, u.Cost(c, cuts[i]));
+      continue;
+    }
     uint64_t in = 0, out = 0;
     for (uint64_t k = cuts[i]; k < cuts[i + 1]; ++k) {
       in += u.in[k];
@@ -93,7 +119,11 @@ Bound BoundOf(const U& u, const IntervalCosts& c, const std::vector<uint64_t>& c
     max_vertices = std::max(max_vertices, vertices);
     b.max_cost = std::max(b.max_cost, CostOf(c, out, in, vertices));
   }
-  b.engine_bytes = CostOf(c, max_out, max_in, max_vertices) + EngineFixedBytes(p);
+  b.engine_bytes = CostOf(c, max_out, max_in, max_vertices) + EngineFixedBytes(p) +
+                   (streams ? kStreamBufferBytes : 0);
+  // What a run holds is bounded by engine_bytes; what sharding holds, by the largest interval
+  // (streamed ones included) besides the fixed bytes.
+  b.engine_bytes = std::max(b.engine_bytes, b.sorted + EngineFixedBytes(p));
   return b;
 }
 
@@ -165,12 +195,14 @@ void Fill(const U& u, const std::vector<uint64_t>& cuts, const IntervalCosts& ch
 
 // `asked` intervals (fewer where the units run out), cut evenly; throws when they do not fit.
 template <class U>
-void PlanAsked(const U& u, uint64_t memory, const IntervalCosts& costs, bool weighted,
+void PlanAsked(U u, uint64_t memory, const IntervalCosts& costs, bool weighted,
                uint64_t asked, IntervalPlan& plan) {
   const IntervalCosts c = Charged(costs, weighted, asked);
+  const uint64_t fixed = EngineFixedBytes(asked);
+  u.stream_above = memory > fixed ? memory - fixed : 0;
   const Totals t = TotalsOf(u, c);
   const uint64_t parts = std::min<uint64_t>(asked, std::max<uint64_t>(u.count, 1));
-  const uint64_t low = std::max(t.largest, (t.total + parts - 1) / parts);
+  const uint64_t low = std::max({t.largest, t.streamed, (t.total + parts - 1) / parts});
   std::vector<uint64_t> cuts = EvenCuts(u, c, parts, low, std::max(low, t.total));
   if (cuts.size() - 1 < parts) cuts = SplitTo(u, c, std::move(cuts), parts);
   const uint64_t p = cuts.size() - 1;
@@ -194,17 +226,23 @@ enum class Outcome { kPlanned, kUnitTooLarge };
 // The rule over `u` at `memory`. kUnitTooLarge, with the unit in *unit, when a unit alone
 // cannot be held; else the plan.
 template <class U>
-Outcome Plan(const U& u, uint64_t memory, const IntervalCosts& costs, bool weighted,
+Outcome Plan(U u, uint64_t memory, const IntervalCosts& costs, bool weighted,
              IntervalPlan& plan, uint64_t* unit) {
   uint64_t guess = 1;              // the P the per-vertex bytes are charged for
   uint64_t capacity = UINT64_MAX;  // lowered while the engine's bound is over --memory
   for (int attempt = 0;; ++attempt) {
     const uint64_t fixed = EngineFixedBytes(guess);
     const IntervalCosts c = Charged(costs, weighted, guess);
-    const auto [total, largest, largest_unit] = TotalsOf(u, c);
     const uint64_t usable = std::min(memory > fixed ? memory - fixed : 0, capacity);
-    if (largest > usable || usable == 0) {
-      *unit = largest_unit;
+    // A vertex that alone is over the capacity is streamed (its interval holds its per-vertex
+    // bytes; the stream buffer is in the bound, which lowers the capacity when it is over).
+    u.stream_above = usable;
+    const auto [total, largest, largest_unit, streamed, streamed_unit] = TotalsOf(u, c);
+    // A streamed vertex's in-edges are sorted with nothing else held: they need the whole
+    // room, whatever capacity the buffers were lowered to.
+    const uint64_t room = memory > fixed ? memory - fixed : 0;
+    if (largest > usable || streamed > room || usable == 0) {
+      *unit = streamed > room ? streamed_unit : largest_unit;
       return Outcome::kUnitTooLarge;
     }
     const uint64_t parts = Greedy(u, c, usable, nullptr);
@@ -251,15 +289,16 @@ template <class U>
 [[noreturn]] void VertexDoesNotFit(const U& u, uint64_t v, uint64_t memory,
                                    const IntervalCosts& costs, const PlanContext& context) {
   const IntervalCosts alone = Charged(costs, context.weighted, 1);
-  const uint64_t cost = CostOf(alone, u.out[v], u.in[v], 1);
+  // A vertex over the capacity is streamed by a run, but sharding sorts its in-edges in memory.
+  const uint64_t cost = CostOf(alone, 0, u.in[v], 1);
   const uint64_t smallest = std::max(
       context.floor_bytes,
       SmallestMemory(u, costs, context.weighted, std::max(memory, cost + EngineFixedBytes(1))));
   throw std::invalid_argument(
       "vertex " + std::to_string(v) + " (out-degree " + std::to_string(u.out[v]) +
       ", in-degree " + std::to_string(u.in[v]) + ") needs " + FormatMiB(cost) +
-      " alone, more than --memory " + FormatMiB(memory) + " allows: give --memory " +
-      FormatMiB(smallest) + " or more (the intervals' buffers, the " +
+      " alone to sort its in-edges, more than --memory " + FormatMiB(memory) +
+      " allows: give --memory " + FormatMiB(smallest) + " or more (the intervals' buffers, the " +
       FormatMiB(kReservedBytes) + " reserve, window tables and padding" +
       (context.floor_bytes > 0 ? ", and at least what sharding holds" : "") + ")");
 }

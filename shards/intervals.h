@@ -43,6 +43,10 @@ inline constexpr uint64_t kOutEdgeBytes = 4;
 inline constexpr uint64_t kVertexBytes = 39;
 inline constexpr uint64_t kWeightBytes = 4;           // per in-edge of a weighted set
 inline constexpr uint64_t kRunBytesPerOutEdge = 3;    // run_codec.h: ≤ 2 + 1/64 an edge
+// A vertex whose interval alone would cost more than the capacity is streamed: it is an
+// interval of its own, and its edges' messages (and weights) go through one buffer of this
+// size in pieces instead of the interval buffers (engine/static_windows.h).
+inline constexpr uint64_t kStreamBufferBytes = uint64_t{1} << 20;
 
 // The engine's tables for P intervals: the window index, the edge value and scatter index
 // offsets (32 B a window), the window flags (1 B) and per-interval state (4 KiB).

@@ -57,9 +57,11 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
     run.Use(mode);
     return run;
   }
-  // Tiny graphs: every transport with and without asynchronous intervals; the real datasets:
-  // the old path (static, one pass per turn) and the default (resident, asynchronous).
-  static constexpr Mode kModes[] = {Mode::kStaticSync, Mode::kStaticAsync, Mode::kResidentAsync};
+  // Tiny graphs: every transport with and without asynchronous intervals, and the static
+  // windows streaming every one-vertex interval; the real datasets: the old path (static, one
+  // pass per turn) and the default (resident, asynchronous).
+  static constexpr Mode kModes[] = {Mode::kStaticSync, Mode::kStaticAsync, Mode::kResidentAsync,
+                                    Mode::kStaticStreamed};
   static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync};
 
   std::string Write(const TinyGraph& g) {
@@ -68,11 +70,18 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
     return path;
   }
   std::string Shards(const std::string& name) { return dir().string() + "/" + name + ".shards"; }
+  // Shards into parts() intervals, or under shard_memory_ when set.
+  ShardSet ShardFor(const std::string& input, const std::string& label, bool symmetrize = false) {
+    return shard_memory_ > 0
+               ? ShardInto(input, Shards(label), 0, symmetrize, {}, shard_memory_)
+               : ShardInto(input, Shards(label), parts(), symmetrize);
+  }
+  uint64_t shard_memory_ = 0;
 
   void CheckPageRank(const std::string& input, const std::string& label,
                      std::span<const Mode> modes = kModes) {
     SCOPED_TRACE(label);
-    const ShardSet set = ShardInto(input, Shards(label), parts());
+    const ShardSet set = ShardFor(input, label);
     const Csr g = LoadCsr(input);
     const std::vector<double> expected = oracle::PageRank(g);
     apps::PageRank program;
@@ -88,7 +97,7 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
   void CheckComponents(const std::string& input, const std::string& label,
                        std::span<const Mode> modes = kModes) {
     SCOPED_TRACE(label);
-    const ShardSet set = ShardInto(input, Shards(label + ".sym"), parts(), /*symmetrize=*/true);
+    const ShardSet set = ShardFor(input, label + ".sym", /*symmetrize=*/true);
     const Csr g = LoadCsr(input);
     const std::vector<uint32_t> expected = oracle::ConnectedComponents(g);
     for (Mode mode : modes) {
@@ -103,7 +112,7 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
   void CheckShortestPaths(const std::string& input, const std::string& label,
                           std::vector<VertexId> sources, std::span<const Mode> modes = kModes) {
     SCOPED_TRACE(label);
-    const ShardSet set = ShardInto(input, Shards(label), parts());
+    const ShardSet set = ShardFor(input, label);
     const Csr g = LoadCsr(input);
     const auto expected = oracle::ShortestPaths(g, sources);
     apps::ShortestPaths<4> program;
@@ -144,6 +153,32 @@ TEST_P(AppsTest, ShortestPathsOnTinyGraphs) {
     if (n > 2) sources.push_back(static_cast<VertexId>(n - 1));
     if (n > 4) sources.push_back(2);
     CheckShortestPaths(input, g.name, sources);
+  }
+}
+
+// A weighted hub: vertex 0 sends to 400,000 vertices and hears from 70,000 of them, which form
+// a cycle. Sharded at 30 MiB (39 MiB symmetrised), it is an interval of its own that the engine
+// streams in pieces (kStaticStreamed forces it; kStaticSync holds it in its buffers).
+TEST_P(AppsTest, AppsOnAHub) {
+  std::string text;
+  for (int v = 1; v <= 400000; ++v) {
+    text += "0 " + std::to_string(v) + " " + std::to_string(1 + v % 7) + "\n";
+  }
+  for (int v = 1; v <= 70000; ++v) {
+    text += std::to_string(v) + " 0 3\n" + std::to_string(v) + " " +
+            std::to_string(v == 70000 ? 1 : v + 1) + " 2\n";
+  }
+  const std::string input = dir().string() + "/hub.txt";
+  WriteFile(input, text);
+  const Mode modes[] = {Mode::kStaticSync, Mode::kStaticStreamed};
+  shard_memory_ = uint64_t{30} << 20;
+  CheckPageRank(input, "hub", modes);
+  CheckShortestPaths(input, "hub", {0, 5, 70001}, modes);
+  shard_memory_ = uint64_t{39} << 20;
+  CheckComponents(input, "hub", modes);
+  for (const char* name : {"hub", "hub.sym"}) {
+    const ShardSet set = ShardSet::Open(Shards(name));
+    EXPECT_EQ(set.interval_end(0), 1u) << name << ": the hub is not an interval of its own";
   }
 }
 

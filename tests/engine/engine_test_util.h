@@ -33,13 +33,15 @@ inline Csr LoadCsr(const std::string& input, bool symmetrize = false) {
 }
 
 // Shards `input` into `dir` in `parts` intervals (as asked: --intervals).
+// memory: the sharding budget (parts 0: the intervals it plans).
 inline ShardSet ShardInto(const std::string& input, const std::string& dir, uint32_t parts,
-                          bool symmetrize = false, const IntervalCosts& costs = {}) {
+                          bool symmetrize = false, const IntervalCosts& costs = {},
+                          uint64_t memory = uint64_t{1} << 30) {
   ShardOptions options;
   options.costs = costs;
   options.out_dir = dir;
   options.symmetrize = symmetrize;
-  options.memory_bytes = uint64_t{1} << 30;
+  options.memory_bytes = memory;
   if (parts > 1) options.intervals = parts;
   ShardGraph(input, options);
   return ShardSet::Open(dir);
@@ -47,7 +49,9 @@ inline ShardSet ShardInto(const std::string& input, const std::string& dir, uint
 
 // How messages move in a test run: the transport, and whether intervals run asynchronously
 // (inner passes) or one pass per turn.
-enum class Mode { kStaticSync, kStaticAsync, kResidentSync, kResidentAsync };
+// kStaticStreamed: static windows with inner passes, every one-vertex interval streamed
+// (EngineOptions::stream_one_vertex_intervals).
+enum class Mode { kStaticSync, kStaticAsync, kResidentSync, kResidentAsync, kStaticStreamed };
 inline std::string ModeName(Mode m) {
   switch (m) {
     case Mode::kStaticSync:
@@ -58,24 +62,28 @@ inline std::string ModeName(Mode m) {
       return "resident_sync";
     case Mode::kResidentAsync:
       return "resident_async";
+    case Mode::kStaticStreamed:
+      return "static_streamed";
   }
   return "?";
 }
 inline TransportChoice TransportOf(Mode m) {
-  return m == Mode::kStaticSync || m == Mode::kStaticAsync ? TransportChoice::kStatic
-                                                           : TransportChoice::kResident;
+  return m == Mode::kResidentSync || m == Mode::kResidentAsync ? TransportChoice::kResident
+                                                               : TransportChoice::kStatic;
 }
-inline bool IsAsync(Mode m) { return m == Mode::kStaticAsync || m == Mode::kResidentAsync; }
+inline bool IsAsync(Mode m) { return m != Mode::kStaticSync && m != Mode::kResidentSync; }
 inline constexpr Mode kAllModes[] = {Mode::kStaticSync, Mode::kStaticAsync, Mode::kResidentSync,
-                                     Mode::kResidentAsync};
+                                     Mode::kResidentAsync, Mode::kStaticStreamed};
 
 struct EngineRun {
   IoKind io = IoKind::kPread;
   TransportChoice transport = TransportChoice::kAuto;
   uint32_t max_inner_passes = kDefaultInnerPasses;
+  bool stream = false;  // EngineOptions::stream_one_vertex_intervals
   void Use(Mode m) {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
+    stream = m == Mode::kStaticStreamed;
   }
   uint64_t memory = 256 * kMiB;
   uint32_t max_iterations = 10000;
@@ -97,6 +105,7 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.values_in_memory = run.values_in_memory;
   options.transport = run.transport;
   options.max_inner_passes = run.max_inner_passes;
+  options.stream_one_vertex_intervals = run.stream;
   if (stats != nullptr)
     options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };
   Engine<Program> engine(set, std::move(program), options);

@@ -4,7 +4,7 @@
 // resident), with or without inner passes, interval count, I/O backend, thread count, and
 // whichever vertices happen to send, each vertex must end up with exactly the tokens of its
 // in-edges (with multiplicity) for the iterations their sources sent in — no message lost, none
-// consumed twice. Every check runs all four modes on one shard set.
+// consumed twice. Every check runs all five modes on one shard set (engine_test_util.h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -91,11 +91,14 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     WriteEdgeListText(GenerateRmat(options), path);
     Check(path, name);
   }
-  void Check(const std::string& input, const std::string& name) {
+  // memory: shard under this budget instead of into the parameter's interval count.
+  void Check(const std::string& input, const std::string& name, uint64_t memory = 0) {
     SCOPED_TRACE(name);
     const auto [parts, io, period] = GetParam();
-    const ShardSet set = ShardInto(input, dir().string() + "/" + name + ".shards", parts);
-    if (parts > 1) {
+    const std::string shards = dir().string() + "/" + name + ".shards";
+    const ShardSet set = memory > 0 ? ShardInto(input, shards, 0, false, {}, memory)
+                                    : ShardInto(input, shards, parts);
+    if (parts > 1 || memory > 0) {
       EXPECT_GT(set.num_intervals(), 1u);
     }
     // Every transport, each with one pass per turn and with inner passes, on the same set.
@@ -110,6 +113,7 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     run.direct = direct_;
     run.direct_alignment = direct_alignment_;
     run.values_in_memory = !values_on_disk_;
+    if (run_memory_ > 0) run.memory = run_memory_;
     RunSummary summary;
     std::vector<IterationStats> stats;
     TokenProgram program;
@@ -154,7 +158,10 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     uint32_t cleared = 0;
     for (const auto& s : stats) cleared += s.intervals_cleared;
     cleared_total_ += cleared;
+    if (mode == Mode::kStaticStreamed) streamed_total_ += summary.intervals_streamed;
   }
+  uint32_t streamed_total_ = 0;
+  uint64_t run_memory_ = 0;  // the runs' budget (0: EngineRun's)
   uint32_t cleared_total_ = 0;
   uint64_t inner_total_ = 0;  // inner passes over all checks (asynchronous modes)
   bool direct_ = false;
@@ -185,6 +192,40 @@ TEST_P(ExactlyOnceTest, TinyGraphs) {
   if (std::get<0>(GetParam()) > 1) {
     EXPECT_GT(cleared_total_, 0u) << "no interval was cleared: that path went untested";
   }
+}
+
+TEST_P(ExactlyOnceTest, Hub) {
+  // Vertex 0 sends to 200,000 others and hears from 70,000 of them, which form a cycle: more
+  // than one piece of the stream buffer each way, with 16-byte messages. Sharded at 27 MiB it
+  // alone costs more than an interval may, though sorting its in-edges fits
+  // (shards/intervals.h): an interval of its own, streamed by the engine.
+  constexpr int kOut = 200000, kIn = 70000;
+  std::string text;
+  for (int v = 1; v <= kOut; ++v) text += "0 " + std::to_string(v) + "\n";
+  for (int v = 1; v <= kIn; ++v) {
+    text += std::to_string(v) + " 0\n" + std::to_string(v) + " " +
+            std::to_string(v == kIn ? 1 : v + 1) + "\n";
+  }
+  const std::string path = dir().string() + "/hub.txt";
+  WriteFile(path, text);
+  Check(path, "hub", uint64_t{27} << 20);
+  EXPECT_GT(streamed_total_, 0u) << "no interval was streamed: that path went untested";
+  // Run under a budget near the sharding one, the memory plan streams the hub without being
+  // told to (the vertex values then go through the run's file).
+  streamed_total_ = 0;
+  values_on_disk_ = true;
+  run_memory_ = uint64_t{29} << 20;  // TokenProgram is wider than the plan's PageRank
+  const ShardSet set = ShardSet::Open(dir().string() + "/hub.shards");
+  Check(set, path, Mode::kStaticSync);
+  Check(set, path, Mode::kStaticAsync);
+  EXPECT_EQ(streamed_total_, 0u);  // only kStaticStreamed adds to it
+  RunSummary summary;
+  EngineRun run;
+  run.memory = run_memory_;
+  run.values_in_memory = false;
+  run.transport = TransportChoice::kStatic;
+  RunProgram(set, TokenProgram{}, run, &summary);
+  EXPECT_GT(summary.intervals_streamed, 0u) << "the plan held the hub in its buffers";
 }
 
 TEST_P(ExactlyOnceTest, RmatDirect) {

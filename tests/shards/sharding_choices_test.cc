@@ -306,24 +306,40 @@ uint64_t GivenMemory(const std::string& what) {
   return static_cast<uint64_t>(std::stod(what.substr(at + 14)) * (1 << 20) + 0.5);
 }
 
-// A vertex over the budget is refused with the smallest --memory that holds it, and that
-// figure works.
-TEST(IntervalCostsTest, VertexThatDoesNotFitNamesTheSmallestMemory) {
+// A vertex over the budget is streamed: an interval of its own, its edges out of the engine's
+// buffers (what sharding holds of it, its in-edges to sort, is charged).
+TEST(IntervalCostsTest, VertexOverTheBudgetIsStreamedInAnIntervalOfItsOwn) {
   std::vector<uint32_t> out(100, 1), in(100, 1);
   out[42] = 100000;
   const uint64_t alone = testing::CostOf(100000, 1, testing::Charged({}, false, 1));
+  const uint64_t memory = testing::FixedFor(1) + alone - 1;
+  const IntervalPlan plan = PlanIntervals(out, in, memory);
+  const auto at = std::find(plan.bounds.begin(), plan.bounds.end(), 42u);
+  ASSERT_NE(at, plan.bounds.end()) << "no interval starts at the hub";
+  EXPECT_EQ(*(at + 1), 43u) << "the hub shares its interval";
+  EXPECT_LE(plan.engine_bytes, memory);
+  EXPECT_LT(plan.max_cost, alone);
+}
+
+// A vertex whose in-edges sharding cannot sort within the budget is refused with the smallest
+// --memory that holds it, and that figure works.
+TEST(IntervalCostsTest, VertexThatDoesNotFitNamesTheSmallestMemory) {
+  std::vector<uint32_t> out(100, 1), in(100, 1);
+  in[42] = 100000;
+  const uint64_t sorted = testing::CostOf(0, 100000, testing::Charged({}, false, 1));
   const PlanContext context{false, 800};  // a caller that needs 800 bytes anyway
   uint64_t given = 0;
   try {
-    PlanIntervals(out, in, testing::FixedFor(1) + alone - 1, IntervalCosts{}, context);
+    PlanIntervals(out, in, testing::FixedFor(1) + sorted - 1, IntervalCosts{}, context);
     FAIL() << "planned";
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("vertex 42 (out-degree 100000, in-degree 1)"), std::string::npos) << what;
+    EXPECT_NE(what.find("vertex 42 (out-degree 1, in-degree 100000)"), std::string::npos) << what;
+    EXPECT_NE(what.find("to sort its in-edges"), std::string::npos) << what;
     given = GivenMemory(what);
   }
-  EXPECT_GE(given, testing::FixedFor(1) + alone);
-  EXPECT_LE(given, testing::FixedFor(2) + alone + (1 << 20)) << "not the smallest";
+  EXPECT_GE(given, testing::FixedFor(1) + sorted);
+  EXPECT_LE(given, testing::FixedFor(2) + sorted + (2 << 20)) << "not the smallest";
   EXPECT_GT(PlanIntervals(out, in, given, IntervalCosts{}, context).num_intervals(), 0u);
 }
 
