@@ -289,17 +289,26 @@ double ParseHumanBytes(const std::string& text) {
   return scale.count(unit) ? value * scale.at(unit) : 0;
 }
 
-// The budget holds for a graph whose vertices alone take a good part of it (4 M vertices: 32
-// MiB of degree arrays in 64 MiB); sharding held those arrays beside an interval's edges and
-// peaked at 71 MB. The sharder reports its own peak RSS.
-TEST_F(ShardCliTest, ManyVerticesShardWithinTheBudget) {
+// Whether this build carries a sanitizer, whose shadow memory and quarantine count in the
+// process's RSS but are not the sharder's.
+constexpr bool kInstrumented =
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "a sanitizer's shadow memory is not the sharder's";
+    true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  GTEST_SKIP() << "a sanitizer's shadow memory is not the sharder's";
+    true;
+#else
+    false;
 #endif
+#else
+    false;
 #endif
+
+// The budget holds for a graph whose vertices alone take a good part of it (4 M vertices: 32
+// MiB of degree arrays in 64 MiB); sharding held those arrays beside an interval's edges and
+// peaked at 71 MB. The sharder reports its own peak RSS. The plain suite (CI runs it first)
+// holds the peak to the budget; an instrumented build checks the rest of the run and report.
+TEST_F(ShardCliTest, ManyVerticesShardWithinTheBudget) {
   const std::string g = File("r22.csr");
   Result r = Needle("generate rmat --scale 22 --edge-factor 4 -o " + ShellQuote(g));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -313,7 +322,9 @@ TEST_F(ShardCliTest, ManyVerticesShardWithinTheBudget) {
   const double budget = ParseHumanBytes(r.out.substr(of + 13));
   EXPECT_NEAR(budget, 64 << 20, 1e4) << r.out;  // printed to 10 kB
   EXPECT_GT(peak, 0) << r.out;
-  EXPECT_LE(peak, budget) << r.out;
+  if (!kInstrumented) {
+    EXPECT_LE(peak, budget) << r.out;
+  }
 }
 
 // A budget that cannot work is refused before the input is read: the header's 8,000,000
