@@ -194,6 +194,16 @@ class Engine {
   uint32_t NextPending(uint32_t p) const;
   void Compute(uint32_t p, uint32_t iteration);
   void ComputeStreamed(uint32_t p, uint32_t iteration);
+  // Applies `acc` to `value`. Returns whether the vertex changed (every vertex does in the first
+  // iteration, `everyone`), and then sets `message` to what it sends.
+  bool Apply(const VertexContext& ctx, VertexValue& value, const Accumulator& acc, bool everyone,
+             EdgeValue& message) const {
+    const VertexValue old = value;
+    value = program_.apply(ctx, old, acc);
+    if (!everyone && !program_.changed(old, value)) return false;
+    message = program_.scatter(ctx, everyone ? VertexValue{} : old, value);
+    return true;
+  }
   // One pass over p's vertices: gather from the windows (p, r) that carry messages (`inner`:
   // from window (p, p) as p's previous pass wrote it), apply, and set message_. Returns the
   // number of vertices that changed.
@@ -328,12 +338,8 @@ void Engine<Program>::ComputeStreamed(uint32_t p, uint32_t iteration) {
   bool changed = false;
   EdgeValue message = identity;
   if (everyone || touched) {
-    const VertexValue old = values[0];
-    const VertexValue now = program_.apply(ctx, old, acc);
-    values[0] = now;
     ++stats_.active_vertices;
-    if (everyone || program_.changed(old, now)) {
-      message = program_.scatter(ctx, everyone ? VertexValue{} : old, now);
+    if (Apply(ctx, values[0], acc, everyone, message)) {
       changed = !(message == identity);
       ++stats_.changed_vertices;
     }
@@ -553,14 +559,8 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     auto apply = [&](uint32_t v) {
       if (!everyone && !touched_[v]) return;
       const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
-      const VertexValue old = values[v];
-      const VertexValue now = program_.apply(ctx, old, acc_[v]);
-      values[v] = now;
       ++active;
-      if (everyone || program_.changed(old, now)) {
-        message_[v] = program_.scatter(ctx, everyone ? VertexValue{} : old, now);
-        ++changed;
-      }
+      if (Apply(ctx, values[v], acc_[v], everyone, message_[v])) ++changed;
     };
     if (ordered_) {
       // Drain() applies them, in order.

@@ -37,11 +37,16 @@ struct Units {
   // (kStreamBufferBytes): an interval of its own, whose cost is what sharding holds of it —
   // its in-edges, sorted in memory (2 x in_edge a piece, like any interval's) — the engine
   // holding only its per-vertex bytes (BoundOf).
-  bool Streamed(const IntervalCosts& c, uint64_t k) const {
-    return vertices(k) == 1 && CostOf(c, out[k], in[k], 1) > stream_above;
+  uint64_t Cost(const IntervalCosts& c, uint64_t k, bool* streamed = nullptr) const {
+    const uint64_t whole = CostOf(c, out[k], in[k], vertices(k));
+    const bool alone = vertices(k) == 1 && whole > stream_above;
+    if (streamed != nullptr) *streamed = alone;
+    return alone ? CostOf(c, 0, in[k], 1) : whole;
   }
-  uint64_t Cost(const IntervalCosts& c, uint64_t k) const {
-    return Streamed(c, k) ? CostOf(c, 0, in[k], 1) : CostOf(c, out[k], in[k], vertices(k));
+  bool Streamed(const IntervalCosts& c, uint64_t k) const {
+    bool streamed = false;
+    Cost(c, k, &streamed);
+    return streamed;
   }
 };
 
@@ -55,9 +60,10 @@ template <class U>
 Totals TotalsOf(const U& u, const IntervalCosts& c) {
   Totals t;
   for (uint64_t k = 0; k < u.count; ++k) {
-    const uint64_t cost = u.Cost(c, k);
+    bool streamed = false;
+    const uint64_t cost = u.Cost(c, k, &streamed);
     t.total += cost;
-    if (u.Streamed(c, k)) {
+    if (streamed) {
       if (cost > t.streamed) t.streamed = cost, t.streamed_unit = k;
     } else if (cost > t.largest) {
       t.largest = cost, t.largest_unit = k;
@@ -75,8 +81,8 @@ uint64_t Greedy(const U& u, const IntervalCosts& c, uint64_t capacity,
   uint64_t parts = 1, interval = 0;
   bool alone = false;  // the interval holds a streamed vertex: nothing joins it
   for (uint64_t k = 0; k < u.count; ++k) {
-    const uint64_t cost = u.Cost(c, k);
-    const bool streamed = u.Streamed(c, k);
+    bool streamed = false;
+    const uint64_t cost = u.Cost(c, k, &streamed);
     if (interval > 0 && (alone || streamed || interval + cost > capacity)) {
       ++parts;
       if (cuts != nullptr) cuts->push_back(k);
