@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -53,6 +54,7 @@
 
 #include "base/error.h"
 #include "base/parallel.h"
+#include "engine/dynamic_shards.h"
 #include "engine/edge_value_files.h"
 #include "engine/engine_options.h"
 #include "engine/interval_io.h"
@@ -65,6 +67,7 @@
 #include "engine/vertex_heap.h"
 #include "engine/vertex_store.h"
 #include "engine/work_dir.h"
+#include "shards/hashing_writer.h"
 #include "shards/run_codec.h"
 #include "shards/shard_set.h"
 
@@ -92,22 +95,41 @@ class Engine {
     // the ordered schedule's heap, places and keys besides the sweeps' arrays (an interval
     // may take either: memory_plan.h counts the sweeps')
     const size_t key = kOrdered ? 2 * sizeof(uint32_t) + sizeof(PriorityOf<Program>) : 0;
+    const uint64_t dynamic_bytes =
+        options_.mode == ShardMode::kStatic
+            ? 0
+            : set.manifest().num_vertices * (1 + sizeof(EdgeValue)) + 2 * WriteBuffers::kBytes;
     plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                        sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory,
-                       options_.transport, options_.stream_one_vertex_intervals);
+                       options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes);
     if (options_.log) options_.log(plan_.Describe());
+    const EdgeValue identity = program_.identity();
+    identity_.resize(sizeof(EdgeValue));
+    std::memcpy(identity_.data(), &identity, sizeof(EdgeValue));
     if (plan_.transport == TransportChoice::kResident) {
       transport_ = std::make_unique<ResidentShards>(set, *shard_io_, *edges_, stats_);
     } else {
-      const EdgeValue identity = program_.identity();
-      std::vector<std::byte> bytes(sizeof(EdgeValue));
-      std::memcpy(bytes.data(), &identity, sizeof(EdgeValue));
-      auto windows =
-          std::make_unique<StaticWindows>(set, *shard_io_, *edges_, std::move(bytes), stats_);
-      // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
-      // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
-      if (options_.io.direct) buffers_registered_ = io_->RegisterBuffers(windows->Buffers());
-      transport_ = std::move(windows);
+      transport_ = MakeStaticWindows(set, *shard_io_, *edges_);
+    }
+    mode_ = options_.mode;
+    if (mode_ != ShardMode::kStatic) {
+      std::string why;
+      if (plan_.transport == TransportChoice::kResident) {
+        why = "the shard set is held in memory, so no iteration reads it from disk";
+      } else if (plan_.num_streamed > 0) {
+        why = "dynamic shards need every interval in the buffers, and " +
+              std::to_string(plan_.num_streamed) + " are streamed";
+      }
+      if (!why.empty()) {
+        if (options_.log) {
+          options_.log("mode " + std::string(ShardModeName(mode_)) + " not used: " + why +
+                       "; running mode static");
+        }
+        mode_ = ShardMode::kStatic;
+      } else {
+        flags_.assign(set.manifest().num_vertices, kPresent);
+        delay_.resize(set.manifest().num_vertices);
+      }
     }
     size_t largest = 0;
     for (uint32_t p = 0; p < set.num_intervals(); ++p) {
@@ -141,6 +163,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   const MemoryPlan& memory_plan() const { return plan_; }
+  // The mode the run uses: options.mode, or kStatic where dynamic shards do not apply.
+  ShardMode mode() const { return mode_; }
   // Whether the I/O buffers are registered with the ring (direct runs on io_uring, when
   // RLIMIT_MEMLOCK allows).
   bool buffers_registered() const { return buffers_registered_; }
@@ -187,7 +211,64 @@ class Engine {
     std::vector<uint8_t>().swap(block_active_);
     std::vector<Source>().swap(sources_);
     heap_.Release();
+    dynamic_.reset();
+    std::vector<uint8_t>().swap(flags_);
+    std::vector<EdgeValue>().swap(delay_);
   }
+  // The static windows over `set` (the static shards or a dynamic shard set).
+  std::unique_ptr<Transport> MakeStaticWindows(const ShardSet& set, IntervalIo& io,
+                                               const EdgeValueFiles& edges) {
+    auto windows = std::make_unique<StaticWindows>(set, io, edges, identity_, stats_);
+    // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
+    // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
+    if (options_.io.direct) buffers_registered_ = io_->RegisterBuffers(windows->Buffers());
+    return windows;
+  }
+  // Dynamic shards (see the top of this file). A dynamic shard set with its run files: removed
+  // when superseded.
+  struct DynamicSet {
+    std::string dir;
+    std::optional<ShardSet> set;
+    std::unique_ptr<EdgeValueFiles> edges;
+    std::unique_ptr<IntervalIo> io;
+    ~DynamicSet() {
+      io.reset();
+      edges.reset();
+      set.reset();
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  };
+  // Ends the current transport between two iterations, returning the windows whose messages
+  // have not been consumed. A window (q, r) flagged with r < q holds messages that r wrote
+  // before q's turn in the iteration that just ended, and q has read them (they are cleared
+  // only by r's next turn); only those with r ≥ q were written after q's turn.
+  std::vector<uint8_t> StopTransport() {
+    transport_->Finish();
+    std::vector<uint8_t> carries = transport_->carries();
+    const uint32_t n = num_intervals();
+    for (uint32_t q = 0; q < n; ++q) {
+      for (uint32_t r = 0; r < q; ++r) carries[static_cast<size_t>(q) * n + r] = 0;
+    }
+    io_->UnregisterBuffers();
+    transport_.reset();
+    return carries;
+  }
+  // Reads `set` (the static shards, or dynamic_'s) from now on, its windows `carries`.
+  void UseSet(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
+              std::vector<uint8_t> carries);
+  // Writes the dynamic shard set of the edges of the current set whose source has a flag of
+  // `keep`, moves the pending messages into it and reads it from now on.
+  void BuildDynamic(uint8_t keep);
+  // A shadow iteration begins: the dynamic shards' messages go back into the static shards'
+  // windows, which the iteration reads, and the intervals of the vertices in the delay buffer
+  // are computed: the first pass of each sends their delayed scatters (Pass) on all their
+  // out-edges, combined before what they send in it. (The scatters cannot be put on the edges
+  // beforehand: a window (q, r) with r < q is rewritten by r's turn before q's.)
+  void BeginShadow();
+  // Puts the messages of p's senders (of its last pass: frontier_ after an inner pass) whose
+  // out-edges the current set does not hold into the delay buffer, and flags the others kSent.
+  void Delay(uint32_t p, const IntervalData& data, bool inner);
   VertexValue* LoadValues(uint32_t p);
   void StoreValues(uint32_t p);
   // The first interval after `p` (wrapping into the next iteration) that has messages.
@@ -237,6 +318,20 @@ class Engine {
   std::unique_ptr<IntervalIo> shard_io_;
   MemoryPlan plan_;
   IterationStats stats_;
+  std::vector<std::byte> identity_;  // the bytes of program_.identity()
+  // Dynamic shards: the mode, the set the transport reads (set_, or dynamic_'s), and per vertex
+  // kPresent (its out-edges are in the dynamic shards), kSent (it sent on them since the last
+  // build: ads, or since the last shadow iteration: ods) and kDelayed (its scatter waits in
+  // delay_, combined with kAggregation).
+  ShardMode mode_ = ShardMode::kStatic;
+  const ShardSet* cur_ = &set_;
+  std::unique_ptr<DynamicSet> dynamic_;
+  static constexpr uint8_t kPresent = 1, kSent = 2, kDelayed = 4;
+  std::vector<uint8_t> flags_;
+  std::vector<EdgeValue> delay_;
+  uint64_t delayed_count_ = 0;  // vertices with kDelayed
+  bool flush_ = false;          // a shadow iteration: first passes send the delayed scatters
+  uint32_t builds_ = 0;
   std::unique_ptr<Transport> transport_;
   int threads_ = 1;
   bool buffers_registered_ = false;
@@ -322,7 +417,7 @@ void Engine<Program>::ComputeStreamed(uint32_t p, uint32_t iteration) {
   bool touched = false;
   for (uint32_t r = 0; r < n; ++r) {
     if (!transport_->Carries(p, r)) continue;
-    stats_.edges_loaded += set_.Window(p, r + 1).first_edge - set_.Window(p, r).first_edge;
+    stats_.edges_loaded += cur_->Window(p, r + 1).first_edge - cur_->Window(p, r).first_edge;
     transport_->StreamIn(r, [&](const std::byte* bytes, const float* weights, uint64_t count) {
       for (uint64_t i = 0; i < count; ++i) {
         EdgeValue m;
@@ -345,7 +440,7 @@ void Engine<Program>::ComputeStreamed(uint32_t p, uint32_t iteration) {
     }
   }
   for (uint32_t q = 0; q < n; ++q) {
-    const uint64_t edges = set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
+    const uint64_t edges = cur_->Window(q, p + 1).first_edge - cur_->Window(q, p).first_edge;
     carries_[q] = changed && edges > 0;
     if (carries_[q]) {
       pending_[q] = 1;
@@ -374,18 +469,19 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   const uint32_t n = num_intervals();
   for (uint32_t r = 0; r < n; ++r) {
     if (transport_->Carries(p, r)) {
-      stats_.edges_loaded += set_.Window(p, r + 1).first_edge - set_.Window(p, r).first_edge;
+      stats_.edges_loaded += cur_->Window(p, r + 1).first_edge - cur_->Window(p, r).first_edge;
     }
   }
   // Asynchronous intervals also make a message inside a block of p visible in the same pass
   // (sweeps), or inside p (the ordered schedule).
   const bool own = options_.max_inner_passes > 0 &&
-                   set_.Window(p, p + 1).first_edge > set_.Window(p, p).first_edge;
+                   cur_->Window(p, p + 1).first_edge > cur_->Window(p, p).first_edge;
   // The ordered schedule is sequential after the gather: it pays where p's vertices send each
   // other a good share of p's in-edges (kOrderedShare), else the parallel sweeps do better.
-  const uint64_t own_edges = set_.Window(p, p + 1).first_edge - set_.Window(p, p).first_edge;
-  const uint64_t in_edges = set_.Window(p, n).first_edge - set_.Window(p, 0).first_edge;
-  ordered_ = kOrdered && own && own_edges * kOrderedShare >= in_edges;
+  const uint64_t own_edges = cur_->Window(p, p + 1).first_edge - cur_->Window(p, p).first_edge;
+  const uint64_t in_edges = cur_->Window(p, n).first_edge - cur_->Window(p, 0).first_edge;
+  // (Not in a shadow iteration: its first pass also flushes the delay buffer.)
+  ordered_ = kOrdered && own && own_edges * kOrderedShare >= in_edges && !flush_;
   sweep_ = own && !ordered_;
   if (own) {
     transport_->LoadOwnWindow();
@@ -429,13 +525,13 @@ template <GasProgram Program>
 void Engine<Program>::FindOwnRuns(uint32_t p, const IntervalData& data) {
   const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
   own_start_.assign(static_cast<size_t>(end - begin) + 1, 0);
-  const WindowEntry &first = set_.Window(p, p), &last = set_.Window(p, p + 1);
+  const WindowEntry &first = cur_->Window(p, p), &last = cur_->Window(p, p + 1);
   const RunDecodeStatus status = DecodeRuns(
       data.RunBytes(p), data.RunBytes(p + 1), last.first_run - first.first_run, begin, end,
       last.first_edge - first.first_edge,
       [&](uint32_t source, uint64_t count) { own_start_[source - begin + 1] = count; });
   if (!status.ok()) {
-    throw Error::AtByte(set_.ScatterIndexPath(p), set_.ScatterOffset(p, p) + status.at,
+    throw Error::AtByte(cur_->ScatterIndexPath(p), cur_->ScatterOffset(p, p) + status.at,
                         std::string("window of shard ") + std::to_string(p) + ": " +
                             status.error + " (the scatter index is damaged)");
   }
@@ -460,7 +556,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     for (uint32_t r = 0; r < n; ++r) {
       if (!transport_->Carries(p, r)) continue;  // all identity
       const std::byte* bytes = data.values.data() + transport_->WindowOffset(p, r);
-      sources.push_back({set_.Window(p, r).first_edge, set_.Window(p, r + 1).first_edge,
+      sources.push_back({cur_->Window(p, r).first_edge, cur_->Window(p, r + 1).first_edge,
                          reinterpret_cast<const EdgeValue*>(bytes)});
     }
   }
@@ -468,7 +564,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   // that pass's senders (frontier_) can carry a message.
   auto* own_window = inner ? reinterpret_cast<EdgeValue*>(transport_->OutWindow(p)) : nullptr;
   const bool everyone = iteration == 0 && !inner;  // the first pass computes every vertex
-  const uint64_t own_first = set_.Window(p, p).first_edge;
+  const uint64_t own_first = cur_->Window(p, p).first_edge;
   const uint32_t blocks = (count + kSweepBlock - 1) / kSweepBlock;
   if (sweep_) {  // sized once for the largest interval (the memory plan counts 8 B a vertex)
     if (block_sent_.size() < blocks) {
@@ -482,7 +578,10 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   uint64_t active = 0, changed = 0;
   uint64_t stray = UINT64_MAX;  // the first in-edge whose target lies outside p
 
-#pragma omp parallel num_threads(threads_) reduction(+ : active, changed) reduction(min : stray)
+  const bool flush = flush_ && !inner;
+  uint64_t flushed = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : active, changed, flushed) \
+    reduction(min : stray)
   {
     const int nt = omp_get_num_threads(), t_id = omp_get_thread_num();
     // This thread's targets: whole sweep blocks, so that a block's flag has one writer.
@@ -557,10 +656,23 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     }
     // Apply.
     auto apply = [&](uint32_t v) {
-      if (!everyone && !touched_[v]) return;
-      const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
-      ++active;
-      if (Apply(ctx, values[v], acc_[v], everyone, message_[v])) ++changed;
+      // A shadow iteration's first pass of p also sends what waits in the delay buffer,
+      // before the vertex's own change of this pass.
+      const bool delayed = flush && (flags_[begin + v] & kDelayed) != 0;
+      if (!everyone && !touched_[v] && !delayed) return;
+      bool sent = false;
+      if (everyone || touched_[v]) {
+        const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
+        ++active;
+        sent = Apply(ctx, values[v], acc_[v], everyone, message_[v]);
+      }
+      if (delayed) {
+        const EdgeValue& d = delay_[begin + v];
+        message_[v] = sent ? Aggregate(program_, d, message_[v]) : d;
+        flags_[begin + v] = static_cast<uint8_t>(flags_[begin + v] & ~kDelayed);
+        ++flushed;
+      }
+      if (sent || delayed) ++changed;
     };
     if (ordered_) {
       // Drain() applies them, in order.
@@ -595,7 +707,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     }
   }
   if (stray != UINT64_MAX) {
-    throw Error::AtByte(set_.AdjacencyPath(p), set_.header(p).targets_pos + 4 * stray,
+    throw Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * stray,
                         "target " + std::to_string(targets[stray]) + " lies outside interval " +
                             std::to_string(p) + " (the shard file is damaged)");
   }
@@ -608,6 +720,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   }
   stats_.active_vertices += active;
   stats_.changed_vertices += changed;
+  delayed_count_ -= flushed;
   return changed;
 }
 
@@ -624,7 +737,7 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
     const float* weights = Program::kUsesWeights ? data.Weights() : nullptr;
     const uint32_t* out_degrees = data.OutDegrees();
     const uint32_t* in_degrees = data.InDegrees();
-    const uint64_t own_first = set_.Window(p, p).first_edge;
+    const uint64_t own_first = cur_->Window(p, p).first_edge;
     // Least priority first, ties by offset (VertexHeap): the pops follow from the gathered
     // messages alone, not from the thread count that gathered them.
     heap_.Reset(count);
@@ -670,7 +783,7 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
         const uint64_t edge = own_first + e;
         const uint32_t t = targets[edge] - begin;
         if (t >= count) {
-          throw Error::AtByte(set_.AdjacencyPath(p), set_.header(p).targets_pos + 4 * edge,
+          throw Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
                               "target " + std::to_string(targets[edge]) +
                                   " lies outside interval " + std::to_string(p) +
                                   " (the shard file is damaged)");
@@ -696,7 +809,137 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
 }
 
 template <GasProgram Program>
+void Engine<Program>::Delay(uint32_t p, const IntervalData& data, bool inner) {
+  const VertexId begin = set_.interval_begin(p);
+  const uint32_t count = set_.interval_end(p) - begin;
+  const EdgeValue identity = program_.identity();
+  const uint32_t* out_degrees = data.OutDegrees();
+  const bool all_present = dynamic_ == nullptr;  // the static shards hold every edge
+  // Returns 0 when v's message (if any) goes on its edges, 1 when it joins its earlier one in
+  // the buffer, 2 when it is v's first there.
+  auto visit = [&](uint32_t v) -> int {
+    const EdgeValue& m = message_[v];
+    if (m == identity) return 0;
+    uint8_t& f = flags_[begin + v];
+    if (all_present || (f & kPresent) != 0) {
+      f |= kSent;
+      return 0;
+    }
+    if (out_degrees[v] == 0) return 0;
+    EdgeValue& d = delay_[begin + v];
+    if ((f & kDelayed) != 0) {
+      d = Aggregate(program_, d, m);
+      return 1;
+    }
+    d = m;
+    f |= kDelayed;
+    return 2;
+  };
+  uint64_t added = 0, fresh = 0;
+  if (inner) {
+    for (uint32_t v : frontier_) {
+      const int k = visit(v);
+      added += k > 0;
+      fresh += k > 1;
+    }
+  } else {
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : added, fresh)
+    for (uint32_t v = 0; v < count; ++v) {
+      const int k = visit(v);
+      added += k > 0;
+      fresh += k > 1;
+    }
+  }
+  delayed_count_ += fresh;
+  stats_.delayed += added;
+}
+
+template <GasProgram Program>
+void Engine<Program>::UseSet(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
+                             std::vector<uint8_t> carries) {
+  const uint32_t n = num_intervals();
+  cur_ = &set;
+  transport_ = MakeStaticWindows(set, io, edges);
+  for (uint32_t q = 0; q < n; ++q) {
+    pending_[q] = 0;
+    dirty_[q] = 0;
+  }
+  for (uint32_t q = 0; q < n; ++q) {
+    for (uint32_t r = 0; r < n; ++r) {
+      if (carries[static_cast<size_t>(q) * n + r] == 0) continue;
+      pending_[q] = 1;
+      dirty_[r] = 1;
+    }
+  }
+  uint32_t first = kNoInterval;
+  for (uint32_t q = 0; q < n && first == kNoInterval; ++q) {
+    if (pending_[q]) first = q;
+  }
+  transport_->Resume(first, std::move(carries));
+}
+
+template <GasProgram Program>
+void Engine<Program>::BuildDynamic(uint8_t keep) {
+  const IoCounters before = io_->counters();
+  const std::vector<uint8_t> carries = StopTransport();
+  auto next = std::make_unique<DynamicSet>();
+  next->dir = work_->path() + "/dynamic-" + std::to_string(builds_++);
+  std::filesystem::create_directory(next->dir);
+  const std::vector<uint8_t>& flags = flags_;
+  const bool from_dynamic = dynamic_ != nullptr;
+  WriteDynamicSet(*io_, *cur_, from_dynamic,
+                  [&flags, keep](VertexId u) { return (flags[u] & keep) != 0; }, next->dir);
+  next->set.emplace(ShardSet::Open(next->dir, /*verify_digests=*/false));
+  next->edges = std::make_unique<EdgeValueFiles>(*io_, *next->set, next->dir, sizeof(EdgeValue));
+  next->io = std::make_unique<IntervalIo>(*io_, *next->set, *next->edges, Program::kUsesWeights,
+                                          /*dynamic=*/true);
+  const EdgeValueFiles& from_edges = from_dynamic ? *dynamic_->edges : *edges_;
+  std::vector<uint8_t> moved = MoveMessages(*io_, *cur_, from_dynamic, from_edges, carries,
+                                            *next->set, true, *next->edges, identity_);
+  // The new set's sources: those kept, whose runs it holds.
+#pragma omp parallel for num_threads(threads_) schedule(static)
+  for (uint64_t u = 0; u < flags_.size(); ++u) {
+    const bool present = (flags_[u] & keep) != 0;
+    flags_[u] = static_cast<uint8_t>((flags_[u] & kDelayed) | (present ? kPresent : 0));
+  }
+  cur_ = &set_;  // the old set goes
+  dynamic_ = std::move(next);
+  UseSet(*dynamic_->set, *dynamic_->io, *dynamic_->edges, std::move(moved));
+  IoCounters delta = io_->counters();
+  for (size_t k = 0; k < delta.read.size(); ++k) {
+    stats_.shard_build_io.read[k] += delta.read[k] - before.read[k];
+    stats_.shard_build_io.written[k] += delta.written[k] - before.written[k];
+  }
+}
+
+template <GasProgram Program>
+void Engine<Program>::BeginShadow() {
+  const IoCounters before = io_->counters();
+  if (dynamic_) {
+    const std::vector<uint8_t> carries = StopTransport();
+    std::vector<uint8_t> moved = MoveMessages(*io_, *dynamic_->set, true, *dynamic_->edges,
+                                              carries, set_, false, *edges_, identity_);
+    cur_ = &set_;
+    dynamic_.reset();
+    UseSet(set_, *shard_io_, *edges_, std::move(moved));
+  }
+  // Every interval with a vertex in the delay buffer is computed: its first pass sends it.
+  for (uint32_t p = 0; p < num_intervals(); ++p) {
+    for (VertexId v = set_.interval_begin(p); v < set_.interval_end(p) && !pending_[p]; ++v) {
+      if ((flags_[v] & kDelayed) != 0) pending_[p] = 1;
+    }
+  }
+  flush_ = true;
+  IoCounters delta = io_->counters();
+  for (size_t k = 0; k < delta.read.size(); ++k) {
+    stats_.shard_build_io.read[k] += delta.read[k] - before.read[k];
+    stats_.shard_build_io.written[k] += delta.written[k] - before.written[k];
+  }
+}
+
+template <GasProgram Program>
 void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) {
+  if (mode_ != ShardMode::kStatic) Delay(p, data, merge && sweep_);
   const VertexId begin = set_.interval_begin(p);
   const EdgeValue identity = program_.identity();
   uint64_t edges_changed = 0;
@@ -711,7 +954,7 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
     auto* window = reinterpret_cast<EdgeValue*>(transport_->OutWindow(q));
     const bool combine = merge && q != p;
     const bool fresh = sweep_ && q == p;
-    const uint32_t* own = data.Targets() + set_.Window(p, p).first_edge;
+    const uint32_t* own = data.Targets() + cur_->Window(p, p).first_edge;
     bool hit = false;
     if (merge && fresh) {
       // After an inner pass window (p, p) is all identity (the pass consumed it): only this
@@ -765,7 +1008,7 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
       }
       at += count;
     };
-    const WindowEntry &first = set_.Window(q, p), &last = set_.Window(q, p + 1);
+    const WindowEntry &first = cur_->Window(q, p), &last = cur_->Window(q, p + 1);
     auto decode = [&](auto& f) {
       return DecodeRuns(data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run,
                         begin, end, last.first_edge - first.first_edge, f);
@@ -782,7 +1025,7 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
     if (hit) pending_[q] = 1;
   }
   if (damaged < n) {
-    throw Error::AtByte(set_.ScatterIndexPath(p), set_.ScatterOffset(damaged, p) + damage.at,
+    throw Error::AtByte(cur_->ScatterIndexPath(p), cur_->ScatterOffset(damaged, p) + damage.at,
                         std::string("window of shard ") + std::to_string(damaged) + ": " +
                             damage.error + " (the scatter index is damaged)");
   }
@@ -829,16 +1072,33 @@ RunSummary Engine<Program>::Run() {
   dirty_.assign(n, 0);
   transport_->Start(n > 0 ? 0 : kNoInterval);
 
+  summary.mode = std::string(ShardModeName(mode_));
+  auto idle = [&] {
+    return std::none_of(pending_.begin(), pending_.end(), [](uint8_t b) { return b != 0; });
+  };
+  bool shadow_next = false, shadowed = false;
   uint32_t iteration = 0;
   for (; iteration < options_.max_iterations; ++iteration) {
-    if (std::none_of(pending_.begin(), pending_.end(), [](uint8_t b) { return b != 0; })) {
-      summary.converged = true;
-      break;
+    if (idle()) {
+      if (delayed_count_ == 0) {
+        summary.converged = true;
+        break;
+      }
+      shadow_next = true;  // a final shadow iteration flushes the delay buffer
     }
     const auto t = Clock::now();
     const IoCounters before = io_->counters();
     stats_ = {};
     stats_.iteration = iteration;
+    const bool shadow = mode_ != ShardMode::kStatic && shadow_next;
+    if (shadow) {
+      // The first shadow iteration builds from its own senders alone (every vertex sent in the
+      // first iteration).
+      if (!shadowed) {
+        for (uint8_t& f : flags_) f = static_cast<uint8_t>(f & ~kSent);
+      }
+      BeginShadow();
+    }
     for (uint32_t p = 0; p < n; ++p) {
       if (pending_[p]) {
         Compute(p, iteration);
@@ -847,6 +1107,32 @@ RunSummary Engine<Program>::Run() {
         dirty_[p] = 0;
         ++stats_.intervals_cleared;
       }
+    }
+    flush_ = false;
+    if (shadow && delayed_count_ != 0) {
+      throw std::logic_error("a shadow iteration left " + std::to_string(delayed_count_) +
+                             " vertices in the delay buffer");
+    }
+    if (mode_ != ShardMode::kStatic) {
+      stats_.shadow = shadow;
+      if (dynamic_) stats_.dynamic_edges = stats_.edges_loaded;
+      if (shadow) {
+        shadowed = true;
+        ++summary.shadow_iterations;
+      }
+      // ads: a new set after every iteration, of the edges that carried messages in it; ods:
+      // after shadow iterations only, of those that carried one since the last.
+      if (!idle() && (shadow || (mode_ == ShardMode::kAds && dynamic_))) {
+        BuildDynamic(kSent);
+        ++summary.dynamic_builds;
+      }
+      stats_.delayed_vertices = delayed_count_;
+      summary.delayed += stats_.delayed;
+      summary.delayed_max = std::max(summary.delayed_max, delayed_count_);
+      const uint64_t width = sizeof(VertexId) + sizeof(EdgeValue);
+      shadow_next = !shadowed ? static_cast<double>(stats_.edges_changed) <
+                                    options_.shadow_below * static_cast<double>(summary.num_edges)
+                              : delayed_count_ * width > options_.delay_buffer_bytes;
     }
     stats_.seconds = Since(t);
     IoCounters delta = io_->counters();
@@ -862,10 +1148,13 @@ RunSummary Engine<Program>::Run() {
     summary.edges_changed += stats_.edges_changed;
     summary.inner_passes += stats_.inner_passes;
     summary.intervals_ordered += stats_.intervals_ordered;
+    if (stats_.shadow) {
+      summary.shadow_bytes_read += delta.TotalRead();
+      summary.shadow_bytes_written += delta.TotalWritten();
+    }
     if (options_.on_iteration) options_.on_iteration(stats_);
   }
-  if (!summary.converged &&
-      std::none_of(pending_.begin(), pending_.end(), [](uint8_t b) { return b != 0; })) {
+  if (!summary.converged && idle() && delayed_count_ == 0) {
     summary.converged = true;
   }
   transport_->Finish();

@@ -26,4 +26,23 @@ TransportChoice ParseTransport(std::string_view name) {
                               "'");
 }
 
+std::string_view ShardModeName(ShardMode mode) {
+  switch (mode) {
+    case ShardMode::kStatic:
+      return "static";
+    case ShardMode::kAds:
+      return "ads";
+    case ShardMode::kOds:
+      return "ods";
+  }
+  return "?";
+}
+
+ShardMode ParseShardMode(std::string_view name) {
+  for (ShardMode m : {ShardMode::kStatic, ShardMode::kAds, ShardMode::kOds}) {
+    if (name == ShardModeName(m)) return m;
+  }
+  throw std::invalid_argument("must be static, ads or ods, not '" + std::string(name) + "'");
+}
+
 }  // namespace needle

@@ -26,6 +26,21 @@ enum class TransportChoice {
 std::string_view TransportName(TransportChoice choice);  // "auto", "static", "resident"
 TransportChoice ParseTransport(std::string_view name);   // throws std::invalid_argument
 
+// Which edges an iteration reads (--mode; engine.h, "Dynamic shards").
+enum class ShardMode {
+  kStatic,  // every iteration reads the static shards
+  kAds,     // dynamic shards rebuilt after every iteration from the edges that carried messages
+  kOds,     // dynamic shards rebuilt only in shadow iterations
+};
+std::string_view ShardModeName(ShardMode mode);  // "static", "ads", "ods"
+ShardMode ParseShardMode(std::string_view name);  // throws std::invalid_argument
+
+// The dynamic modes' thresholds by default (ATC'16 §5): the first shadow iteration comes when
+// fewer than 30 % of the edges carried a message in an iteration, the next ones when the delay
+// buffer holds more than 100 KB.
+inline constexpr double kDefaultShadowBelow = 0.30;
+inline constexpr uint64_t kDefaultDelayBufferBytes = 100'000;
+
 // EngineOptions::max_inner_passes by default (bench/inner_passes: see bench/RESULTS.md).
 inline constexpr uint32_t kDefaultInnerPasses = 16;
 
@@ -46,6 +61,13 @@ struct EngineOptions {
   // Stream every interval of one vertex (static windows), not only those the buffers cannot
   // hold (memory_plan.h): for tests and comparisons.
   bool stream_one_vertex_intervals = false;
+  // Dynamic shards (ads, ods: static windows only; a resident run reads nothing from disk and
+  // runs static). shadow_below: the share of edges that carried a message in an iteration
+  // below which the first shadow iteration comes; delay_buffer_bytes: the delay buffer's size
+  // (entries × (4 + message width)) above which the next one comes.
+  ShardMode mode = ShardMode::kStatic;
+  double shadow_below = kDefaultShadowBelow;
+  uint64_t delay_buffer_bytes = kDefaultDelayBufferBytes;
   // Called after every iteration and once at the end; either may be empty.
   std::function<void(const IterationStats&)> on_iteration;
   std::function<void(const RunSummary&)> on_finish;

@@ -9,15 +9,18 @@
 namespace needle {
 
 IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values,
-                       bool weights)
+                       bool weights, bool dynamic)
     : io_(&io), set_(&set), values_(&values), use_weights_(weights && set.weighted()) {
+  auto kind = [dynamic](FileKind k) { return dynamic ? FileKind::kDynamic : k; };
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
-    adjacency_.push_back(io.Open(set.AdjacencyPath(p), FileKind::kAdjacency, false));
-    if (use_weights_) weights_.push_back(io.Open(set.ValuesPath(p), FileKind::kWeights, false));
-    scatter_.push_back(io.Open(set.ScatterIndexPath(p), FileKind::kScatterIndex, false));
+    adjacency_.push_back(io.Open(set.AdjacencyPath(p), kind(FileKind::kAdjacency), false));
+    if (use_weights_) {
+      weights_.push_back(io.Open(set.ValuesPath(p), kind(FileKind::kWeights), false));
+    }
+    scatter_.push_back(io.Open(set.ScatterIndexPath(p), kind(FileKind::kScatterIndex), false));
     scatter_bytes_.push_back(scatter_.back().size());  // padded to 4 KiB: whole for O_DIRECT
   }
-  degrees_ = io.Open(set.DegreesPath(), FileKind::kDegrees, false);
+  degrees_ = io.Open(set.DegreesPath(), kind(FileKind::kDegrees), false);
   out_bytes_.assign(set.num_intervals(), 0);
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     for (uint32_t q = 0; q < set.num_intervals(); ++q) out_bytes_[p] += values.WindowBytes(q, p);

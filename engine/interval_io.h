@@ -85,8 +85,10 @@ struct ScatterBuffer {
 class IntervalIo {
  public:
   // Opens the shard files; `weights`: the program uses the input weights (read only when the
-  // set is weighted). Throws Error.
-  IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights);
+  // set is weighted); `dynamic`: a dynamic shard set (dynamic_shards.h), its files counted as
+  // FileKind::kDynamic. Throws Error.
+  IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights,
+             bool dynamic = false);
 
   // Bytes of one IntervalData (each buffer sized for the interval that needs it most: exactly
   // what Allocate() allocates) / of one ScatterBuffer.

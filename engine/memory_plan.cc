@@ -22,8 +22,11 @@ std::string MemoryPlan::Describe() const {
                         : ", " + std::to_string(num_streamed) + " one-vertex interval" +
                               (num_streamed == 1 ? "" : "s") + " streamed through " +
                               FormatMiB(stream_buffer);
+  const std::string dynamic_shards =
+      dynamic == 0 ? std::string() : ", delay buffer and dynamic shard builds " + FormatMiB(dynamic);
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
-         std::string(TransportName(transport)) + " (" + buffers + streaming + ", vertex arrays " +
+         std::string(TransportName(transport)) + " (" + buffers + streaming + dynamic_shards +
+         ", vertex arrays " +
          FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " +
          FormatMiB(kReservedBytes) + ", vertex values " +
          (resident ? "in memory " + FormatMiB(resident_values) : std::string("on disk")) + ")";
@@ -34,10 +37,12 @@ namespace {
 // The plan for one transport; vertex values in memory when allowed and within the budget.
 MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice transport,
                    size_t per_vertex_width, size_t vertex_width, uint64_t budget,
-                   bool allow_resident, const std::vector<uint8_t>& streamed = {}) {
+                   bool allow_resident, const std::vector<uint8_t>& streamed = {},
+                   uint64_t dynamic_bytes = 0) {
   MemoryPlan plan;
   plan.budget = budget;
   plan.transport = transport;
+  if (transport == TransportChoice::kStatic) plan.dynamic = dynamic_bytes;
   if (transport == TransportChoice::kResident) {
     for (uint32_t p = 0; p < set.num_intervals(); ++p) plan.shard_data += io.IntervalDataBytes(p);
   } else {
@@ -75,7 +80,7 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
 
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident,
-                      TransportChoice transport, bool stream_all) {
+                      TransportChoice transport, bool stream_all, uint64_t dynamic_bytes) {
   if (transport != TransportChoice::kStatic) {
     const MemoryPlan resident = PlanFor(set, io, TransportChoice::kResident, per_vertex_width,
                                         vertex_width, budget, allow_resident);
@@ -111,12 +116,12 @@ MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_wid
   }
   io.SetStreamed(streamed);
   MemoryPlan plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width,
-                            budget, allow_resident, streamed);
+                            budget, allow_resident, streamed, dynamic_bytes);
   while (plan.Total() > budget && next < single.size()) {
     streamed[single[next++]] = 1;
     io.SetStreamed(streamed);
     plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width, budget,
-                   allow_resident, streamed);
+                   allow_resident, streamed, dynamic_bytes);
   }
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + FormatMiB(budget) +

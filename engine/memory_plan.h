@@ -13,6 +13,10 @@
 // and, when the remaining budget holds them, all vertex values in memory (else they are read
 // and written interval by interval from a file in the run's work directory).
 //
+// The dynamic shard modes (static windows) add the delay buffer (a message per vertex), a flag
+// byte per vertex and the dynamic shard builder's write buffers (shards/hashing_writer.h; the
+// builder's window buffers use what the transport frees while it runs).
+//
 // TransportChoice::kAuto picks the resident transport when the shard data fits together with
 // everything else (vertex values in memory where allowed), else the static windows.
 //
@@ -49,9 +53,10 @@ struct MemoryPlan {
   std::vector<uint8_t> streamed;  // per interval: streamed (static windows; empty: none)
   uint32_t num_streamed = 0;
   uint64_t stream_buffer = 0;     // StreamBufferBytes() when an interval is streamed
+  uint64_t dynamic = 0;           // dynamic shards (static windows): delay buffer, flags, builds
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + stream_buffer + kReservedBytes;
+           resident_values + stream_buffer + dynamic + kReservedBytes;
   }
   std::string Describe() const;  // one line
 };
@@ -62,10 +67,11 @@ struct MemoryPlan {
 // schedule's priority key: engine.h).
 // allow_resident: keep all vertex values in memory when they fit.
 // stream_all: stream every interval of one vertex (static windows), needed or not.
+// dynamic_bytes: what the dynamic shard modes add to a static windows plan (engine.h).
 // Tells `io` which intervals are streamed (IntervalIo::SetStreamed).
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident = true,
                       TransportChoice transport = TransportChoice::kAuto,
-                      bool stream_all = false);
+                      bool stream_all = false, uint64_t dynamic_bytes = 0);
 
 }  // namespace needle

@@ -68,6 +68,12 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "inner_passes", s.inner_passes);
   AppendNumber(out, "inner_passes_max", uint64_t{s.inner_passes_max});
   AppendNumber(out, "intervals_ordered", uint64_t{s.intervals_ordered});
+  out += std::string("\"shadow\":") + (s.shadow ? "true" : "false") + ',';
+  AppendNumber(out, "dynamic_edges", s.dynamic_edges);
+  AppendNumber(out, "delayed", s.delayed);
+  AppendNumber(out, "delayed_vertices", s.delayed_vertices);
+  AppendNumber(out, "shard_build_bytes_read", s.shard_build_io.TotalRead());
+  AppendNumber(out, "shard_build_bytes_written", s.shard_build_io.TotalWritten());
   return Close(std::move(out));
 }
 
@@ -90,6 +96,13 @@ std::string ToJson(const RunSummary& s) {
   AppendNumber(out, "num_edges", s.num_edges);
   AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});
   AppendNumber(out, "intervals_streamed", uint64_t{s.intervals_streamed});
+  out += "\"mode\":\"" + s.mode + "\",";
+  AppendNumber(out, "shadow_iterations", uint64_t{s.shadow_iterations});
+  AppendNumber(out, "dynamic_builds", uint64_t{s.dynamic_builds});
+  AppendNumber(out, "delayed", s.delayed);
+  AppendNumber(out, "delayed_max", s.delayed_max);
+  AppendNumber(out, "shadow_bytes_read", s.shadow_bytes_read);
+  AppendNumber(out, "shadow_bytes_written", s.shadow_bytes_written);
   AppendNumber(out, "memory_budget", s.memory_budget);
   AppendNumber(out, "memory_planned", s.memory_planned);
   out += std::string("\"vertex_values_resident\":") +

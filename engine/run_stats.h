@@ -26,6 +26,12 @@ struct IterationStats {
   uint64_t inner_passes = 0;       // extra passes of intervals over their own messages
   uint32_t inner_passes_max = 0;   // the most one interval took
   uint32_t intervals_ordered = 0;  // computed by the ordered schedule (engine.h)
+  // Dynamic shards (EngineOptions::mode ads, ods):
+  bool shadow = false;            // a shadow iteration: the static shards, the delay buffer flushed
+  uint64_t dynamic_edges = 0;     // edges of the dynamic shards read (0: the static shards were)
+  uint64_t delayed_vertices = 0;  // vertices whose scatter waits in the delay buffer, at the end
+  uint64_t delayed = 0;           // scatters put into the delay buffer this iteration
+  IoCounters shard_build_io;      // of io: what building dynamic shards and moving messages took
 };
 
 struct RunSummary {
@@ -50,6 +56,13 @@ struct RunSummary {
   uint64_t num_edges = 0;
   uint32_t num_intervals = 0;
   uint32_t intervals_streamed = 0;  // one-vertex intervals read and written in pieces (engine.h)
+  std::string mode = "static";      // ShardModeName of the mode that ran
+  uint32_t shadow_iterations = 0;
+  uint32_t dynamic_builds = 0;      // dynamic shard sets written
+  uint64_t delayed = 0;             // scatters put into the delay buffer
+  uint64_t delayed_max = 0;         // the most vertices it held at once
+  uint64_t shadow_bytes_read = 0;   // bytes read and written in shadow iterations (with the
+  uint64_t shadow_bytes_written = 0;  // builds that follow them)
   uint64_t memory_budget = 0;
   uint64_t memory_planned = 0;  // buffers and resident values the engine allocated
   bool vertex_values_resident = false;

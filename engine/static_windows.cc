@@ -64,6 +64,13 @@ void StaticWindows::Start(uint32_t first) {
   }
 }
 
+void StaticWindows::Resume(uint32_t first, std::vector<uint8_t> carries) {
+  carries_ = std::move(carries);
+  if (first != kNoInterval && !Streamed(first)) {
+    io_->StartLoad(first, data_[0], Wanted(first, kNoInterval));
+  }
+}
+
 void StaticWindows::Finish() {
   for (auto& d : data_) {
     io_->Drain(d);

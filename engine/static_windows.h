@@ -48,6 +48,7 @@ class StaticWindows final : public Transport {
   void EndCompute(const uint8_t* carries) override;
   void Clear(uint32_t p) override;
   void Finish() override;
+  void Resume(uint32_t first, std::vector<uint8_t> carries) override;
   uint64_t WindowOffset(uint32_t p, uint32_t r) const override {
     return edges_->WindowOffset(p, r);
   }

@@ -16,4 +16,8 @@ void Transport::EndStreamed(const std::byte*, const uint8_t*) {
   throw std::logic_error("this transport streams no interval");
 }
 
+void Transport::Resume(uint32_t, std::vector<uint8_t>) {
+  throw std::logic_error("this transport cannot take over a run's messages");
+}
+
 }  // namespace needle

@@ -66,6 +66,12 @@ class Transport {
   virtual void Clear(uint32_t p) = 0;
   // Waits for every transfer in flight (the end of a run, or a run that threw).
   virtual void Finish() = 0;
+  // Like Start, for a run that goes on: the windows with carries[window] (shard-major, P × P)
+  // hold messages in the transport's edge value files already (the dynamic shard modes switch
+  // transports between iterations). Static windows only: the default throws.
+  virtual void Resume(uint32_t first, std::vector<uint8_t> carries);
+  // Per window, shard-major: whether it carries messages.
+  const std::vector<uint8_t>& carries() const { return carries_; }
 
   // Streamed intervals (see above); a transport that streams none keeps these defaults.
   virtual bool Streamed(uint32_t /*p*/) const { return false; }

@@ -51,7 +51,18 @@ inline ShardSet ShardInto(const std::string& input, const std::string& dir, uint
 // (inner passes) or one pass per turn.
 // kStaticStreamed: static windows with inner passes, every one-vertex interval streamed
 // (EngineOptions::stream_one_vertex_intervals).
-enum class Mode { kStaticSync, kStaticAsync, kResidentSync, kResidentAsync, kStaticStreamed };
+// kAds, kOds: dynamic shards (static windows, inner passes), with thresholds that force a
+// shadow iteration right after the first iteration and again whenever a vertex waits in the
+// delay buffer (ads) or more than four do (ods).
+enum class Mode {
+  kStaticSync,
+  kStaticAsync,
+  kResidentSync,
+  kResidentAsync,
+  kStaticStreamed,
+  kAds,
+  kOds
+};
 inline std::string ModeName(Mode m) {
   switch (m) {
     case Mode::kStaticSync:
@@ -64,6 +75,10 @@ inline std::string ModeName(Mode m) {
       return "resident_async";
     case Mode::kStaticStreamed:
       return "static_streamed";
+    case Mode::kAds:
+      return "ads";
+    case Mode::kOds:
+      return "ods";
   }
   return "?";
 }
@@ -72,18 +87,31 @@ inline TransportChoice TransportOf(Mode m) {
                                                                : TransportChoice::kStatic;
 }
 inline bool IsAsync(Mode m) { return m != Mode::kStaticSync && m != Mode::kResidentSync; }
-inline constexpr Mode kAllModes[] = {Mode::kStaticSync, Mode::kStaticAsync, Mode::kResidentSync,
-                                     Mode::kResidentAsync, Mode::kStaticStreamed};
+inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds; }
+inline constexpr Mode kAllModes[] = {Mode::kStaticSync,    Mode::kStaticAsync,
+                                     Mode::kResidentSync,  Mode::kResidentAsync,
+                                     Mode::kStaticStreamed, Mode::kAds,
+                                     Mode::kOds};
 
 struct EngineRun {
   IoKind io = IoKind::kPread;
   TransportChoice transport = TransportChoice::kAuto;
   uint32_t max_inner_passes = kDefaultInnerPasses;
   bool stream = false;  // EngineOptions::stream_one_vertex_intervals
+  ShardMode shard_mode = ShardMode::kStatic;
+  double shadow_below = kDefaultShadowBelow;
+  uint64_t delay_buffer = kDefaultDelayBufferBytes;
   void Use(Mode m) {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
     stream = m == Mode::kStaticStreamed;
+    shard_mode = m == Mode::kAds ? ShardMode::kAds
+                 : m == Mode::kOds ? ShardMode::kOds
+                                   : ShardMode::kStatic;
+    if (IsDynamic(m)) {
+      shadow_below = 2.0;  // every share is below: the first shadow iteration comes second
+      delay_buffer = m == Mode::kAds ? 0 : 4 * 16;
+    }
   }
   uint64_t memory = 256 * kMiB;
   uint32_t max_iterations = 10000;
@@ -106,6 +134,9 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.transport = run.transport;
   options.max_inner_passes = run.max_inner_passes;
   options.stream_one_vertex_intervals = run.stream;
+  options.mode = run.shard_mode;
+  options.shadow_below = run.shadow_below;
+  options.delay_buffer_bytes = run.delay_buffer;
   if (stats != nullptr)
     options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };
   Engine<Program> engine(set, std::move(program), options);

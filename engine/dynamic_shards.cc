@@ -1,0 +1,281 @@
+#include "engine/dynamic_shards.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include "base/error.h"
+#include "shards/hashing_writer.h"
+#include "shards/manifest.h"
+#include "shards/run_codec.h"
+#include "shards/shard_layout.h"
+
+namespace needle {
+namespace {
+
+// One set's shard files opened for the builder's reads (through the page cache: the reads are
+// of any length and offset), and the window-sized reads it makes of them.
+class SetReader {
+ public:
+  // dynamic: `set` is a dynamic shard set (its files counted as FileKind::kDynamic).
+  SetReader(IoBackend& io, const ShardSet& set, bool dynamic, bool targets)
+      : io_(&io), set_(&set) {
+    auto open = [&](const std::string& path, FileKind kind) {
+      return io.Open(path, dynamic ? FileKind::kDynamic : kind, false, false,
+                     IoBackend::Caching::kBuffered);
+    };
+    for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+      scatter_.push_back(open(set.ScatterIndexPath(p), FileKind::kScatterIndex));
+      if (!targets) continue;
+      adjacency_.push_back(open(set.AdjacencyPath(p), FileKind::kAdjacency));
+      if (set.weighted()) weights_.push_back(open(set.ValuesPath(p), FileKind::kWeights));
+    }
+  }
+
+  uint64_t Edges(uint32_t q, uint32_t r) const {
+    return set_->Window(q, r + 1).first_edge - set_->Window(q, r).first_edge;
+  }
+
+  // The runs of window (q, r), checked as they are decoded.
+  const std::vector<SourceRun>& Runs(uint32_t q, uint32_t r) {
+    const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
+    packed_.resize(end - begin);
+    Read(scatter_[r], begin, packed_.data(), packed_.size());
+    runs_.clear();
+    const WindowEntry &first = set_->Window(q, r), &last = set_->Window(q, r + 1);
+    const RunDecodeStatus status = DecodeRuns(
+        packed_.data(), packed_.data() + packed_.size(), last.first_run - first.first_run,
+        set_->interval_begin(r), set_->interval_end(r), last.first_edge - first.first_edge,
+        [&](uint32_t source, uint64_t count) {
+          runs_.push_back(SourceRun{source, static_cast<uint32_t>(count)});
+        });
+    if (!status.ok()) {
+      throw Error::AtByte(set_->ScatterIndexPath(r), begin + status.at,
+                          std::string("window of shard ") + std::to_string(q) + ": " +
+                              status.error + " (the scatter index is damaged)");
+    }
+    return runs_;
+  }
+  // The packed runs of window (q, r), as the scatter index holds them.
+  void PackedRuns(uint32_t r, std::vector<uint8_t>& out) {
+    const uint32_t n = set_->num_intervals();
+    const uint64_t begin = set_->ScatterOffset(0, r), end = set_->ScatterOffset(n, r);
+    out.resize(end - begin);
+    Read(scatter_[r], begin, out.data(), out.size());
+  }
+  // Window (q, r)'s targets (column 0) or weights (column 1), 4 bytes an edge.
+  void Column(int column, uint32_t q, uint32_t r, std::vector<uint32_t>& out) {
+    out.resize(Edges(q, r));
+    const uint64_t first = set_->Window(q, r).first_edge;
+    const uint64_t at = column == 0 ? set_->header(q).targets_pos + 4 * first : 4 * first;
+    Read(column == 0 ? adjacency_[q] : weights_[q], at, out.data(), 4 * out.size());
+  }
+
+  void Read(const IoFile& file, uint64_t offset, void* buffer, size_t length) {
+    if (length == 0) return;
+    const IoRequest request{&file, offset, buffer, length, false};
+    io_->Run({&request, 1});
+  }
+
+ private:
+  IoBackend* io_;
+  const ShardSet* set_;
+  std::vector<IoFile> scatter_, adjacency_, weights_;
+  std::vector<uint8_t> packed_;
+  std::vector<SourceRun> runs_;
+};
+
+// degrees.bin of `from` as `to`'s: a hard link where the file system allows one, else a copy.
+void LinkDegrees(const ShardSet& from, const std::string& dir) {
+  const std::string target = dir + "/" + kDegreesName;
+  if (link(from.DegreesPath().c_str(), target.c_str()) == 0) return;
+  std::error_code error;
+  std::filesystem::copy_file(from.DegreesPath(), target, error);
+  if (error) throw Error(target, "cannot copy the degrees: " + error.message());
+}
+
+}  // namespace
+
+uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
+                         const std::function<bool(VertexId)>& keep, const std::string& dir) {
+  const uint32_t n = from.num_intervals();
+  SetReader reader(io, from, from_dynamic, /*targets=*/true);
+  WriteBuffers buffers;
+  Manifest manifest = from.manifest();
+  manifest.files.clear();
+  auto add = [&](const std::string& name, uint64_t size, uint64_t digest) {
+    manifest.files.push_back(ManifestFile{name, size, digest});
+  };
+  // The scatter indexes, interval by interval: each window's runs of kept sources, packed
+  // again; their counts make the window index.
+  std::vector<WindowEntry> windows(static_cast<size_t>(n) * (n + 1));
+  std::vector<uint64_t> kept_runs(static_cast<size_t>(n) * n), kept_edges(kept_runs.size());
+  std::vector<uint64_t> offsets(n + 1);
+  std::vector<uint8_t> packed;
+  for (uint32_t r = 0; r < n; ++r) {
+    packed.clear();
+    offsets[0] = 8 * (uint64_t{n} + 1);
+    for (uint32_t q = 0; q < n; ++q) {
+      uint64_t runs = 0, edges = 0;
+      uint32_t previous = from.interval_begin(r);
+      for (const SourceRun& run : reader.Runs(q, r)) {
+        if (!keep(run.source)) continue;
+        const size_t at = packed.size();
+        packed.resize(at + 10);
+        packed.resize(PutRun(previous, run, packed.data() + at) - packed.data());
+        previous = run.source;
+        ++runs;
+        edges += run.count;
+      }
+      kept_runs[static_cast<size_t>(q) * n + r] = runs;
+      kept_edges[static_cast<size_t>(q) * n + r] = edges;
+      offsets[q + 1] = offsets[0] + packed.size();
+    }
+    const std::string name = ScatterIndexName(r);
+    HashingWriter w(io, dir + "/" + name, FileKind::kDynamic, &buffers);
+    w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
+    w.Write(packed.data(), packed.size());
+    add(name, w.position(), 0);
+    manifest.files.back().digest = w.Finish();
+    manifest.files.back().size = ShardAlignUp(manifest.files.back().size);
+  }
+  // The shards: the kept runs' targets (and weights), window by window.
+  uint64_t total = 0;
+  std::vector<uint32_t> column, out;
+  for (uint32_t q = 0; q < n; ++q) {
+    uint64_t runs = 0, edges = 0;
+    for (uint32_t r = 0; r <= n; ++r) {
+      windows[static_cast<size_t>(q) * (n + 1) + r] = WindowEntry{runs, edges};
+      if (r == n) break;
+      runs += kept_runs[static_cast<size_t>(q) * n + r];
+      edges += kept_edges[static_cast<size_t>(q) * n + r];
+    }
+    total += edges;
+    ShardFileHeader h = from.header(q);
+    h.num_runs = runs;
+    h.num_edges = edges;
+    for (int c = 0; c < (from.weighted() ? 2 : 1); ++c) {
+      const std::string name = ShardFileName(q, c == 0 ? ".adj" : ".val");
+      HashingWriter w(io, dir + "/" + name, FileKind::kDynamic, &buffers);
+      if (c == 0) {
+        w.Write(&h, sizeof(h));
+        w.PadTo(kShardAlignment);
+      }
+      for (uint32_t r = 0; r < n; ++r) {
+        if (kept_edges[static_cast<size_t>(q) * n + r] == 0) continue;
+        const std::vector<SourceRun>& in = reader.Runs(q, r);
+        reader.Column(c, q, r, column);
+        out.clear();
+        uint64_t at = 0;
+        for (const SourceRun& run : in) {
+          if (keep(run.source)) out.insert(out.end(), column.begin() + at, column.begin() + at + run.count);
+          at += run.count;
+        }
+        w.Write(out.data(), out.size() * sizeof(uint32_t));
+      }
+      const uint64_t size = w.position();
+      const uint64_t digest = w.Finish();
+      add(name, ShardAlignUp(size), digest);
+    }
+  }
+  {
+    HashingWriter w(io, dir + "/" + kWindowsName, FileKind::kDynamic, &buffers);
+    w.Write(windows.data(), windows.size() * sizeof(WindowEntry));
+    const uint64_t size = w.position();
+    const uint64_t digest = w.Finish();
+    add(kWindowsName, ShardAlignUp(size), digest);
+  }
+  LinkDegrees(from, dir);
+  const ManifestFile* degrees = from.manifest().File(kDegreesName);
+  add(kDegreesName, degrees->size, degrees->digest);
+  manifest.num_edges = total;
+  WriteManifest(manifest, dir);
+  return total;
+}
+
+std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from_dynamic,
+                                  const EdgeValueFiles& from_values,
+                                  const std::vector<uint8_t>& from_carries, const ShardSet& to,
+                                  bool to_dynamic, const EdgeValueFiles& to_values,
+                                  const std::vector<std::byte>& identity) {
+  const uint32_t n = to.num_intervals();
+  const size_t width = identity.size();
+  SetReader from_runs(io, from, from_dynamic, /*targets=*/false);
+  SetReader to_runs(io, to, to_dynamic, /*targets=*/false);
+  std::vector<uint8_t> carries(static_cast<size_t>(n) * n, 0);
+  std::vector<SourceRun> mine;
+  AlignedBuffer in, out;
+  for (uint32_t q = 0; q < n; ++q) {
+    for (uint32_t r = 0; r < n; ++r) {
+      const size_t w = static_cast<size_t>(q) * n + r;
+      const uint64_t edges = to_runs.Edges(q, r);
+      const bool carried = from_carries[w] != 0 && from_runs.Edges(q, r) > 0;
+      if (edges == 0 || !carried) continue;
+      mine = to_runs.Runs(q, r);
+      const std::vector<SourceRun>& theirs = from_runs.Runs(q, r);
+      if (carried) {
+        const uint64_t bytes = from_values.WindowBytes(q, r);
+        if (in.size() < bytes) in = AlignedBuffer(bytes);
+        from_runs.Read(from_values.file(q), from_values.WindowOffset(q, r), in.data(), bytes);
+      }
+      const uint64_t bytes = to_values.WindowBytes(q, r);
+      if (out.size() < bytes) out = AlignedBuffer(bytes);
+      bool any = false;
+      size_t k = 0;        // their run
+      uint64_t their = 0;  // its first edge in their window
+      uint64_t at = 0;
+      // A source of `from` left out of `to` must carry nothing: its messages would be lost.
+      auto skip = [&](uint32_t below) {
+        for (; k < theirs.size() && theirs[k].source < below; their += theirs[k++].count) {
+          for (uint64_t e = their; e < their + theirs[k].count; ++e) {
+            if (std::memcmp(in.data() + e * width, identity.data(), width) != 0) {
+              throw std::logic_error("vertex " + std::to_string(theirs[k].source) +
+                                     " has a message on an edge the new shards leave out");
+            }
+          }
+        }
+      };
+      for (const SourceRun& run : mine) {
+        skip(run.source);
+        std::byte* dst = out.data() + at * width;
+        bool copy = false;
+        if (k < theirs.size() && theirs[k].source == run.source) {
+          if (theirs[k].count != run.count) {
+            throw Error(to.ScatterIndexPath(r),
+                        "vertex " + std::to_string(run.source) + " has " +
+                            std::to_string(run.count) + " edges in window of shard " +
+                            std::to_string(q) + " here and " + std::to_string(theirs[k].count) +
+                            " in " + from.ScatterIndexPath(r) + " (a dynamic shard is damaged)");
+          }
+          copy = true;
+        }
+        if (copy) {
+          std::memcpy(dst, in.data() + their * width, run.count * width);
+          for (uint64_t e = 0; e < run.count && !any; ++e) {
+            any = std::memcmp(dst + e * width, identity.data(), width) != 0;
+          }
+          their += theirs[k++].count;
+        } else {
+          for (uint64_t e = 0; e < run.count; ++e) {
+            std::memcpy(dst + e * width, identity.data(), width);
+          }
+        }
+        at += run.count;
+      }
+      skip(UINT32_MAX);
+      if (!any) continue;
+      carries[w] = 1;
+      std::memset(out.data() + at * width, 0, bytes - at * width);  // the window's padding
+      const IoRequest request{&to_values.file(q), to_values.WindowOffset(q, r), out.data(), bytes,
+                              true};
+      io.Run({&request, 1});
+    }
+  }
+  return carries;
+}
+
+}  // namespace needle

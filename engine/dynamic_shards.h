@@ -1,0 +1,51 @@
+// Dynamic shards (ATC'16 §3): a shard set holding only the edges that still carry new values.
+//
+// A vertex that changes sends on all its out-edges, so the edges that carried a message over
+// some iterations are all the out-edges of the vertices that sent in them: a dynamic shard set
+// is the static set filtered by source, a source either present with all its out-edges or
+// absent with none. It is itself a shard set in the static format (shard_layout.h) — the same
+// intervals, windows in the same (source, target) order, its own scatter indexes and window
+// index, the static degrees — so the engine reads and writes it with the same transports, and
+// its files are counted as FileKind::kDynamic. Where each edge sits in the static shard is what
+// the runs say: every run of a dynamic window is a whole run of the static window, so walking
+// both windows' runs side by side maps one onto the other in one sequential pass.
+//
+// WriteDynamicSet writes one (temporary names are not needed: it lives in a run's work
+// directory, and its manifest, written last, is what makes it a set); MoveMessages carries a
+// run's pending messages from one set's edge value files into another's — from the static set
+// into a dynamic one (every sender present), from a dynamic set into a smaller one, or back
+// into the static set at a shadow iteration.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/types.h"
+#include "engine/edge_value_files.h"
+#include "io/io_backend.h"
+#include "shards/shard_set.h"
+
+namespace needle {
+
+// Writes into `dir` (a new, empty directory) the shard set of those edges of `from` whose
+// source u has keep(u), with `from`'s intervals and degrees. Reads `from` through `io` (its
+// files counted as FileKind::kDynamic when from_dynamic) and writes FileKind::kDynamic files.
+// Returns the edges kept. Throws Error.
+uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
+                         const std::function<bool(VertexId)>& keep, const std::string& dir);
+
+// For every window (q, r) of `from` that carries messages (from_carries, shard-major P × P),
+// writes window (q, r) of `to` into `to_values`: an edge whose source has a run in both
+// windows gets its message in `from`, any other identity. Only windows that end up carrying a
+// message are written. Returns to's carries (shard-major P × P). Throws Error when a source's
+// run differs between the sets (a damaged dynamic shard).
+std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from_dynamic,
+                                  const EdgeValueFiles& from_values,
+                                  const std::vector<uint8_t>& from_carries, const ShardSet& to,
+                                  bool to_dynamic, const EdgeValueFiles& to_values,
+                                  const std::vector<std::byte>& identity);
+
+}  // namespace needle
