@@ -57,12 +57,15 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
     run.Use(mode);
     return run;
   }
-  // Tiny graphs: every transport with and without asynchronous intervals, and the static
-  // windows streaming every one-vertex interval; the real datasets: the old path (static, one
-  // pass per turn) and the default (resident, asynchronous).
-  static constexpr Mode kModes[] = {Mode::kStaticSync, Mode::kStaticAsync, Mode::kResidentAsync,
-                                    Mode::kStaticStreamed};
-  static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync};
+  // Tiny graphs: every transport with and without asynchronous intervals, the static
+  // windows streaming every one-vertex interval, and both dynamic shard modes; the real
+  // datasets: the old path (static, one pass per turn), the default (resident, asynchronous)
+  // and the dynamic shard modes.
+  static constexpr Mode kModes[] = {Mode::kStaticSync,     Mode::kStaticAsync,
+                                    Mode::kResidentAsync,  Mode::kStaticStreamed,
+                                    Mode::kAds,            Mode::kOds};
+  static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync, Mode::kAds,
+                                           Mode::kOds};
 
   std::string Write(const TinyGraph& g) {
     const std::string path = dir().string() + "/" + g.name + g.suffix;

@@ -1,0 +1,158 @@
+// Dynamic shards (engine.h, dynamic_shards.h): the delay buffer replayed on the scenario of
+// ATC'16 Table 2, a run stopped with scatters still delayed, and what the modes load. The
+// exactly-once suite and the apps' oracles run every mode besides (engine_test_util.h).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "apps/oracles/oracles.h"
+#include "apps/programs/pagerank.h"
+#include "engine_test_util.h"
+#include "loaders/edge_list_writer.h"
+#include "loaders/rmat.h"
+
+namespace needle {
+namespace {
+
+// Every vertex owns a value that follows a schedule (Own) and sends its changes (deltas,
+// kSum); `received` sums what it heard. Exactly once: a vertex's `received` is the sum of its
+// in-neighbours' last own values.
+struct ScheduleProgram {
+  struct VertexValue {
+    double own = 0;
+    double received = 0;
+  };
+  using EdgeValue = double;
+  static constexpr Aggregation kAggregation = Aggregation::kSum;
+  static constexpr bool kUsesWeights = false;
+
+  // w = 0 changes in iterations 0..3; u = 1 is I_u = 10 in iterations 0 and 1, a = 17 in 2,
+  // b = 30 from 3 on; v = 2 stays 0.
+  static double Own(VertexId id, uint32_t t) {
+    if (id == 0) return t <= 3 ? t + 1.0 : 4.0;
+    if (id == 1) return t <= 1 ? 10.0 : t == 2 ? 17.0 : 30.0;
+    return 0.0;
+  }
+  double identity() const { return 0.0; }
+  VertexValue init(const VertexContext&) const { return {}; }
+  double extract(const VertexContext&, const VertexValue& v) const { return v.received; }
+  double gather(double acc, double m, float) const { return acc + m; }
+  VertexValue apply(const VertexContext& c, const VertexValue&, double acc) const {
+    return {Own(c.id, c.iteration), acc};
+  }
+  bool changed(const VertexValue& old, const VertexValue& now) const {
+    return old.own != now.own;
+  }
+  double scatter(const VertexContext&, const VertexValue& old, const VertexValue& now) const {
+    return now.own - old.own;
+  }
+};
+static_assert(AccumulationProgram<ScheduleProgram>);
+
+class DynamicShardsTest : public WithTempDir<::testing::Test> {};
+
+TEST_F(DynamicShardsTest, DelayedDeltaOfTable2) {
+  // w -> w keeps w computed, w -> u keeps u computed, u -> v is the edge of Table 2. The first
+  // shadow iteration (1, forced) builds the dynamic shards from its senders: w only, u did not
+  // change. So in iterations 2 and 3 u's edge to v is missing: its deltas a - I_u and b - a wait
+  // in the delay buffer, combined (sum) into b - I_u, pushed by the final shadow iteration (5).
+  const std::string path = dir().string() + "/table2.txt";
+  WriteFile(path, "0 0\n0 1\n1 2\n");
+  const ShardSet set = ShardInto(path, dir().string() + "/table2.shards", 1);
+  for (ShardMode mode : {ShardMode::kStatic, ShardMode::kAds, ShardMode::kOds}) {
+    SCOPED_TRACE(ShardModeName(mode));
+    EngineRun run;
+    run.transport = TransportChoice::kStatic;
+    run.max_inner_passes = 0;
+    run.shard_mode = mode;
+    run.shadow_below = 2.0;  // the first shadow iteration comes second
+    RunSummary summary;
+    std::vector<IterationStats> stats;
+    const auto values = RunProgram(set, ScheduleProgram{}, run, &summary, &stats);
+    ASSERT_TRUE(summary.converged);
+    EXPECT_EQ(values[1].received, 4.0);   // w's last value
+    EXPECT_EQ(values[2].received, 30.0);  // b: I_u, then b - I_u once
+    EXPECT_EQ(values[1].own, 30.0);
+    if (mode == ShardMode::kStatic) {
+      EXPECT_EQ(summary.shadow_iterations, 0u);
+      EXPECT_EQ(summary.delayed, 0u);
+      continue;
+    }
+    EXPECT_EQ(summary.mode, ShardModeName(mode));
+    ASSERT_EQ(stats.size(), 7u);
+    EXPECT_TRUE(stats[1].shadow);
+    EXPECT_EQ(stats[2].delayed, 1u);  // (u, a - I_u)
+    EXPECT_EQ(stats[3].delayed, 1u);  // (u, b - a), combined with it
+    EXPECT_EQ(stats[3].delayed_vertices, 1u);
+    EXPECT_FALSE(stats[4].shadow);
+    EXPECT_TRUE(stats[5].shadow);  // nothing else pending: the flush
+    EXPECT_EQ(stats[5].delayed_vertices, 0u);
+    EXPECT_EQ(summary.delayed, 2u);
+    EXPECT_EQ(summary.delayed_max, 1u);
+    EXPECT_EQ(summary.shadow_iterations, 2u);
+    EXPECT_GT(stats[2].dynamic_edges, 0u);
+    EXPECT_LT(stats[2].edges_loaded, 3u);  // not u -> v: only w's edges are read
+  }
+}
+
+TEST_F(DynamicShardsTest, StoppedWithScattersDelayedIsNotConverged) {
+  const std::string path = dir().string() + "/table2.txt";
+  WriteFile(path, "0 0\n0 1\n1 2\n");
+  const ShardSet set = ShardInto(path, dir().string() + "/table2.shards", 1);
+  EngineRun run;
+  run.transport = TransportChoice::kStatic;
+  run.max_inner_passes = 0;
+  run.shard_mode = ShardMode::kOds;
+  run.shadow_below = 2.0;
+  run.max_iterations = 5;  // iteration 4 ends with nothing pending but u's delayed deltas
+  RunSummary summary;
+  std::vector<IterationStats> stats;
+  RunProgram(set, ScheduleProgram{}, run, &summary, &stats);
+  EXPECT_EQ(summary.iterations, 5u);
+  EXPECT_EQ(stats.back().delayed_vertices, 1u);
+  EXPECT_FALSE(summary.converged) << "a delayed scatter is a message not yet delivered";
+}
+
+TEST_F(DynamicShardsTest, ModesLoadFewerEdgesForTheSameRanks) {
+  RmatOptions options;
+  options.scale = 12;
+  options.edge_factor = 8;
+  const std::string path = dir().string() + "/rmat.txt";
+  WriteEdgeListText(GenerateRmat(options), path);
+  const ShardSet set = ShardInto(path, dir().string() + "/rmat.shards", 6);
+  apps::PageRank program;
+  program.tolerance = 1e-3f;
+  std::vector<double> reference;
+  uint64_t static_edges = 0;
+  for (ShardMode mode : {ShardMode::kStatic, ShardMode::kAds, ShardMode::kOds}) {
+    SCOPED_TRACE(ShardModeName(mode));
+    EngineRun run;
+    run.transport = TransportChoice::kStatic;
+    run.shard_mode = mode;  // the default thresholds
+    RunSummary summary;
+    std::vector<double> ranks;
+    for (const auto& v : RunProgram(set, program, run, &summary)) ranks.push_back(v.rank);
+    ASSERT_TRUE(summary.converged);
+    if (mode == ShardMode::kStatic) {
+      reference = ranks;
+      static_edges = summary.edges_loaded;
+      continue;
+    }
+    EXPECT_GT(summary.shadow_iterations, 0u);
+    EXPECT_GT(summary.dynamic_builds, 0u);
+    EXPECT_GT(summary.io.read[static_cast<size_t>(FileKind::kDynamic)], 0u);
+    EXPECT_LT(summary.edges_loaded, static_edges);
+    // Delayed deltas arrive later, so the ranks differ by up to the tolerance's order.
+    EXPECT_EQ(oracle::CompareValues(reference, ranks, 1e-2, 1e-3), "");
+  }
+  // The dynamic shards lived in the run's work directory, removed with it.
+  for (const auto& entry : std::filesystem::directory_iterator(set.dir())) {
+    EXPECT_EQ(entry.path().filename().string().rfind(".needle-run-", 0), std::string::npos)
+        << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace needle
