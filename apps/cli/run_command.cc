@@ -121,6 +121,19 @@ int RunRun(const std::vector<std::string>& args) {
       "asynchronous intervals: recompute an interval on the messages its vertices sent each "
       "other, at most this many extra times per turn (cc, mssp: apply at most 1 + this many "
       "vertices per vertex of the interval per turn, in priority order; 0: one pass per turn)");
+  add("mode", po::value(&c.mode)->default_value("static"),
+      "which edges an iteration reads: static (all of them), ads (dynamic shards rebuilt after "
+      "every iteration from the edges that carried messages) or ods (dynamic shards rebuilt "
+      "only in shadow iterations); the dynamic modes apply to the static transport");
+  add("shadow-below",
+      po::value(&c.shadow_below)->default_value(Real{kDefaultShadowBelow}, "0.3"),
+      "ads, ods: the first shadow iteration (and dynamic shards) come once fewer than this "
+      "share of the edges carried a message in an iteration (0 to 1)");
+  add("delay-buffer",
+      po::value(&c.delay_buffer)
+          ->default_value(MemorySize{kDefaultDelayBufferBytes}, "100000"),
+      "ads, ods: a shadow iteration comes when the delay buffer holds more than this many "
+      "bytes (4 bytes and a message per delayed vertex)");
   add("out", po::value(&c.out),
       "write one line per vertex: id<TAB>value (FILE, a device or FIFO, or - for stdout)");
   add("stats", po::value(&c.stats), "write per-iteration statistics as JSON lines");
@@ -194,6 +207,17 @@ int RunRun(const std::vector<std::string>& args) {
     throw UsageError(std::string("--transport ") + e.what());
   }
   engine.max_inner_passes = c.inner_passes.value;
+  try {
+    engine.mode = ParseShardMode(c.mode);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--mode ") + e.what());
+  }
+  if (!(c.shadow_below.value >= 0 && c.shadow_below.value <= 1)) {
+    throw UsageError("--shadow-below must lie between 0 and 1, not " +
+                     std::to_string(c.shadow_below.value));
+  }
+  engine.shadow_below = c.shadow_below.value;
+  engine.delay_buffer_bytes = c.delay_buffer.bytes;
   std::FILE* say = c.say;
   engine.log = [say](const std::string& line) {
     std::fprintf(say, "%s\n", line.c_str());

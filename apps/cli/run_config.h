@@ -24,6 +24,9 @@ struct RunConfig {
   bool direct = false;
   std::string transport = "auto";
   Whole<uint32_t> inner_passes{kDefaultInnerPasses};
+  std::string mode = "static";  // --mode: static, ads, ods (EngineOptions::mode)
+  Real shadow_below{kDefaultShadowBelow};
+  MemorySize delay_buffer{kDefaultDelayBufferBytes};
   Whole<uint32_t> intervals;  // when it shards GRAPH: cut into this many (0: the fewest)
   bool skip_verify = false;
   bool verify = false;  // --verify: compare with the app's serial oracle after the run

@@ -52,7 +52,13 @@ std::string DescribeRun(const RunSummary& s) {
                 HumanBytes(static_cast<double>(s.peak_rss_bytes)).c_str(),
                 HumanBytes(static_cast<double>(s.memory_budget)).c_str(), s.io_backend.c_str(),
                 s.direct ? ", O_DIRECT" : "");
-  return line;
+  std::string out = line;
+  if (s.mode != "static") {
+    out += "; mode " + s.mode + ": " + std::to_string(s.shadow_iterations) +
+           " shadow iterations, " + std::to_string(s.dynamic_builds) + " dynamic shard sets, " +
+           std::to_string(s.delayed) + " scatters delayed";
+  }
+  return out;
 }
 
 std::string NotConvergedMarker(const std::string& app, const RunSummary& s) {
