@@ -131,6 +131,46 @@ TEST_F(RunCliTest, TransportAndInnerPassesAreChosenAndReported) {
   EXPECT_NE(r.err.find("--inner-passes"), std::string::npos) << r.err;
 }
 
+TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
+  const std::string input = Graph("g.txt", kGraph);
+  const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
+  ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --symmetrize --intervals 3 --out " +
+                   ShellQuote(Path("g.sym.shards")))
+                .status,
+            0);
+  for (const std::string mode : {"ads", "ods"}) {
+    SCOPED_TRACE(mode);
+    const std::string stats = Path("s-" + mode + ".jsonl");
+    // --shadow-below 1: the first shadow iteration comes as soon as an iteration leaves an
+    // edge without a message.
+    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) +
+                            " --transport static --inner-passes 0 --mode " + mode +
+                            " --shadow-below 1 --delay-buffer 1 --stats " + ShellQuote(stats) +
+                            " --out " + ShellQuote(Path("cc.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("mode " + mode + ": "), std::string::npos) << r.out;
+    std::ifstream in(stats);
+    std::string line, summary;
+    while (std::getline(in, line)) summary = line;
+    EXPECT_NE(summary.find("\"mode\":\"" + mode + "\""), std::string::npos) << summary;
+    std::vector<uint32_t> labels;
+    for (const auto& row : ReadValues(Path("cc.txt")))
+      labels.push_back(static_cast<uint32_t>(row.at(0)));
+    EXPECT_EQ(labels, expected);
+  }
+  // Resident, nothing is read from disk to save: the run says so and runs static.
+  Result r = Needle("run cc " + ShellQuote(input) + " --mode ods --memory 128M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("mode ods not used: the shard set is held in memory"), std::string::npos)
+      << r.out;
+  r = Needle("run cc " + ShellQuote(input) + " --mode dynamic");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--mode must be static, ads or ods"), std::string::npos) << r.err;
+  r = Needle("run cc " + ShellQuote(input) + " --mode ods --shadow-below 1.5");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--shadow-below must lie between 0 and 1"), std::string::npos) << r.err;
+}
+
 TEST_F(RunCliTest, RunsOnAShardSetAndReusesIt) {
   const std::string input = Graph("g.txt", kGraph);
   ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --memory 128M").status, 0);
