@@ -254,6 +254,14 @@ class Engine {
     transport_.reset();
     return carries;
   }
+  // Adds what the backend moved since `before` to stats_.shard_build_io.
+  void AddBuildIo(const IoCounters& before) {
+    const IoCounters& now = io_->counters();
+    for (size_t k = 0; k < now.read.size(); ++k) {
+      stats_.shard_build_io.read[k] += now.read[k] - before.read[k];
+      stats_.shard_build_io.written[k] += now.written[k] - before.written[k];
+    }
+  }
   // Reads `set` (the static shards, or dynamic_'s) from now on, its windows `carries`.
   void UseSet(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
               std::vector<uint8_t> carries);
@@ -905,11 +913,7 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   cur_ = &set_;  // the old set goes
   dynamic_ = std::move(next);
   UseSet(*dynamic_->set, *dynamic_->io, *dynamic_->edges, std::move(moved));
-  IoCounters delta = io_->counters();
-  for (size_t k = 0; k < delta.read.size(); ++k) {
-    stats_.shard_build_io.read[k] += delta.read[k] - before.read[k];
-    stats_.shard_build_io.written[k] += delta.written[k] - before.written[k];
-  }
+  AddBuildIo(before);
 }
 
 template <GasProgram Program>
@@ -930,11 +934,7 @@ void Engine<Program>::BeginShadow() {
     }
   }
   flush_ = true;
-  IoCounters delta = io_->counters();
-  for (size_t k = 0; k < delta.read.size(); ++k) {
-    stats_.shard_build_io.read[k] += delta.read[k] - before.read[k];
-    stats_.shard_build_io.written[k] += delta.written[k] - before.written[k];
-  }
+  AddBuildIo(before);
 }
 
 template <GasProgram Program>
