@@ -1041,6 +1041,7 @@ RunSummary Engine<Program>::Run() {
   summary.io_backend = std::string(io_->name());
   summary.direct = options_.io.direct;
   summary.transport = std::string(TransportName(plan_.transport));
+  summary.shard_set = set_.dir();
   summary.num_vertices = set_.manifest().num_vertices;
   summary.num_edges = set_.manifest().num_edges;
   summary.num_intervals = n;

@@ -55,6 +55,25 @@ void AppendTimesAndTraffic(std::string& out, const Stats& s) {
   AppendNumber(out, "edges_changed", s.edges_changed);
 }
 
+// A string's characters as a JSON string holds them (quotes, backslashes, control bytes).
+std::string JsonEscape(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char code[8];
+      std::snprintf(code, sizeof code, "\\u%04x", c);
+      out += code;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string ToJson(const IterationStats& s) {
@@ -80,7 +99,8 @@ std::string ToJson(const IterationStats& s) {
 std::string ToJson(const RunSummary& s) {
   std::string out = "{\"type\":\"summary\",\"program\":\"" + s.program + "\",\"io_backend\":\"" +
                     s.io_backend + "\",\"direct\":" + (s.direct ? "true" : "false") +
-                    ",\"transport\":\"" + s.transport + '"' +
+                    ",\"transport\":\"" + s.transport + '"' + ",\"shard_set\":\"" +
+                    JsonEscape(s.shard_set) + '"' +
                     ",\"converged\":" + (s.converged ? "true" : "false") + ',';
   AppendNumber(out, "iterations", uint64_t{s.iterations});
   if (s.iteration_limit == kNoIterationLimit) {

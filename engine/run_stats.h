@@ -39,6 +39,7 @@ struct RunSummary {
   std::string io_backend;  // "io_uring" or "pread"
   bool direct = false;     // O_DIRECT in use for the shard files
   std::string transport;   // "static" or "resident" (TransportName)
+  std::string shard_set;   // the shard set's directory
   uint32_t iterations = 0;
   bool converged = false;        // false: stopped by the iteration limit first
   uint32_t iteration_limit = 0;  // EngineOptions::max_iterations (kNoIterationLimit: none)

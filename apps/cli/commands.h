@@ -12,5 +12,6 @@ int RunConvert(const std::vector<std::string>& args);
 int RunInfo(const std::vector<std::string>& args);
 int RunShard(const std::vector<std::string>& args);
 int RunRun(const std::vector<std::string>& args);
+int RunCompare(const std::vector<std::string>& args);
 
 }  // namespace needle::cli

@@ -36,6 +36,8 @@ constexpr Command kCommands[] = {
      needle::cli::RunShard},
     {"run", "run pagerank, cc or mssp on a graph or shard set, within --memory",
      needle::cli::RunRun},
+    {"compare", "run an app in the static and dynamic shard modes and compare what they moved",
+     needle::cli::RunCompare},
     {"info", "describe a graph file (vertices, edges, degrees, format) or a shard set",
      needle::cli::RunInfo},
 };

@@ -171,6 +171,42 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   EXPECT_NE(r.err.find("--shadow-below must lie between 0 and 1"), std::string::npos) << r.err;
 }
 
+TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
+  const std::string input = Graph("g.txt", kGraph);
+  for (const std::string app : {"pagerank", "cc"}) {
+    SCOPED_TRACE(app);
+    const std::string csv = Path(app + ".csv");
+    const Result r = Needle("compare " + app + " " + ShellQuote(input) +
+                            " --memory 128M --shadow-below 1 --delay-buffer 1 --csv " +
+                            ShellQuote(csv));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("static"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ads"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ods"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+    std::ifstream in(csv);
+    std::string header, line;
+    std::getline(in, header);
+    EXPECT_EQ(header.rfind("mode,iteration,shadow,", 0), 0u) << header;
+    int rows = 0;
+    bool ods = false;
+    while (std::getline(in, line)) {
+      ++rows;
+      ods = ods || line.rfind("ods,", 0) == 0;
+    }
+    EXPECT_GE(rows, 3);  // at least an iteration per mode
+    EXPECT_TRUE(ods);
+  }
+  Result r = Needle("compare cc " + ShellQuote(input) + " --modes ads,ods");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--modes must start with static"), std::string::npos) << r.err;
+  // A run that fails says why and fails the comparison.
+  r = Needle("compare cc " + ShellQuote(input) + " --memory 1K");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("the static run failed"), std::string::npos) << r.err;
+}
+
 TEST_F(RunCliTest, RunsOnAShardSetAndReusesIt) {
   const std::string input = Graph("g.txt", kGraph);
   ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --memory 128M").status, 0);

@@ -1,0 +1,279 @@
+// needle compare APP GRAPH|SHARDDIR: runs the app once per shard mode (static, ads, ods) on the
+// same shard set and the same budget, each as its own `needle run` process (so each peak RSS
+// is its own), with the static windows transport (the dynamic modes apply to it), the set
+// dropped from the page cache before every run unless --direct; checks that the answers agree
+// and prints one table of what each mode read, wrote, loaded and took.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <cerrno>
+#include <cmath>
+#include <fcntl.h>
+#include <optional>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/cli/app_table.h"
+#include "apps/cli/cli_common.h"
+#include "apps/cli/commands.h"
+#include "base/error.h"
+#include "engine/engine_options.h"
+#include "io/output_file.h"
+#include "shards/shard_set.h"
+
+namespace needle::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace pt = boost::property_tree;
+
+struct CompareConfig {
+  std::string app, input, modes = "static,ads,ods";
+  std::string json, csv;
+  bool direct = false;
+  // Passed to every `needle run` as given (it checks them).
+  std::map<std::string, std::string> pass;
+};
+
+// One mode's run: its summary and iterations as JSON, its values' file.
+struct ModeRun {
+  std::string mode;
+  pt::ptree summary;
+  std::vector<pt::ptree> iterations;
+  std::vector<std::string> iteration_lines;
+  std::string values;
+};
+
+// Runs this executable with `args`; stdout and stderr go to `log`. Returns the exit status.
+int RunSelf(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<char*> argv;
+  std::string self = fs::read_symlink("/proc/self/exe").string();
+  argv.push_back(self.data());
+  std::vector<std::string> copy = args;
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) throw Error(self, "cannot start a run", error);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) ThrowSystemError(self, "cannot wait for a run");
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double Number(const pt::ptree& t, const std::string& key) { return t.get<double>(key, 0.0); }
+
+// The values of an --out file by vertex, "#" lines left out.
+std::vector<std::string> ValueLines(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  }
+  return lines;
+}
+
+// The largest relative difference between two runs' values (PageRank), or 0/1 for equal or
+// not (the other apps: their answers are exact).
+double Difference(const std::string& app, const std::string& a, const std::string& b) {
+  const std::vector<std::string> x = ValueLines(a), y = ValueLines(b);
+  if (x.size() != y.size()) return 1;
+  if (app != "pagerank") return x == y ? 0 : 1;
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double u = std::stod(x[i].substr(x[i].find('\t') + 1));
+    const double v = std::stod(y[i].substr(y[i].find('\t') + 1));
+    worst = std::max(worst, std::fabs(u - v) / std::max(std::fabs(u), 1e-12));
+  }
+  return worst;
+}
+
+std::vector<std::string> Split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace
+
+int RunCompare(const std::vector<std::string>& args) {
+  CompareConfig c;
+  po::options_description options("compare options");
+  auto add = options.add_options();
+  add("app", po::value(&c.app)->required(), ("the app: " + AppNames()).c_str());
+  add("input", po::value(&c.input)->required(), "graph file or shard set directory");
+  add("modes", po::value(&c.modes)->default_value(c.modes),
+      "the shard modes to run, comma-separated: static, ads, ods (static first: the others are "
+      "compared with it)");
+  add("direct", po::bool_switch(&c.direct),
+      "O_DIRECT for every run (cold); else the shard set is dropped from the page cache "
+      "before each run");
+  add("json", po::value(&c.json), "write every mode's per-iteration statistics as JSON lines");
+  add("csv", po::value(&c.csv), "write every mode's per-iteration numbers as CSV");
+  std::map<std::string, std::string>& pass = c.pass;
+  for (const char* name : {"memory", "threads", "io", "tolerance", "iters", "inner-passes",
+                           "shadow-below", "delay-buffer", "sources", "num-sources"}) {
+    add(name, po::value<std::string>()->notifier([&pass, name](const std::string& v) {
+      pass[name] = v;
+    }),
+        "as for needle run");
+  }
+  po::positional_options_description positional;
+  positional.add("app", 1).add("input", 1);
+  const std::string usage =
+      "needle compare APP GRAPH|SHARDDIR [--modes static,ads,ods] [--memory 1G] [--direct]\n"
+      "Runs APP once per mode on the same shard set (--transport static), checks that the\n"
+      "answers agree (cc, mssp: identical; pagerank: within 10 x its tolerance) and prints\n"
+      "iterations, shadow iterations, time, bytes read and written, edges loaded and peak RSS\n"
+      "per mode, with ratios to static. Exit status 4 when an answer differs.";
+  if (!ParseCommandLine(args, usage, options, positional)) return 0;
+  if (FindApp(c.app) == nullptr) throw UsageError("unknown app '" + c.app + "' (" + AppNames() + ")");
+  const std::vector<std::string> modes = Split(c.modes);
+  if (modes.empty() || modes[0] != "static") {
+    throw UsageError("--modes must start with static (the others are compared with it)");
+  }
+  for (const std::string& m : modes) {
+    try {
+      ParseShardMode(m);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--modes: " + m + " " + e.what());
+    }
+  }
+  std::optional<OutputFile> json, csv;
+  if (!c.json.empty()) json.emplace(c.json);
+  if (!c.csv.empty()) csv.emplace(c.csv);
+
+  const fs::path work = fs::temp_directory_path() / ("needle-compare-" + std::to_string(getpid()));
+  fs::create_directories(work);
+  struct Remove {
+    fs::path dir;
+    ~Remove() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } remove{work};
+
+  std::string shard_dir = fs::is_directory(c.input) ? c.input : "";
+  std::vector<ModeRun> runs;
+  for (const std::string& mode : modes) {
+    ModeRun run;
+    run.mode = mode;
+    const std::string stats = (work / (mode + ".jsonl")).string();
+    run.values = (work / (mode + ".out")).string();
+    std::vector<std::string> child = {"run",     c.app,        c.input,  "--transport",
+                                      "static",  "--mode",     mode,     "--stats",
+                                      stats,     "--out",      run.values};
+    if (c.direct) child.push_back("--direct");
+    for (const auto& [name, value] : c.pass) {
+      child.push_back("--" + name);
+      child.push_back(value);
+    }
+    if (!c.direct && !shard_dir.empty()) EvictShardSet(shard_dir);
+    std::fprintf(stderr, "needle compare: %s ...\n", mode.c_str());
+    const std::string log = (work / (mode + ".log")).string();
+    const int status = RunSelf(child, log);
+    if (status != 0 && status != 3) {
+      std::fprintf(stderr, "%s", ReadAll(log).c_str());
+      throw std::runtime_error("the " + mode + " run failed (exit status " +
+                               std::to_string(status) + ")");
+    }
+    std::ifstream in(stats);
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream text(line);
+      pt::ptree row;
+      pt::read_json(text, row);
+      if (row.get<std::string>("type") == "summary") {
+        run.summary = row;
+      } else {
+        run.iterations.push_back(row);
+        run.iteration_lines.push_back(line);
+      }
+    }
+    if (shard_dir.empty()) shard_dir = run.summary.get<std::string>("shard_set", "");
+    runs.push_back(std::move(run));
+  }
+
+  const double tolerance = c.pass.count("tolerance") ? std::stod(c.pass["tolerance"]) : 1e-4;
+  const double allowed = c.app == "pagerank" ? 10 * tolerance : 0;
+  bool agree = true;
+  const pt::ptree& base = runs[0].summary;
+  const double base_seconds = Number(base, "seconds");
+  const double base_io = Number(base, "bytes_read.total") + Number(base, "bytes_written.total");
+  std::printf("%-7s %6s %6s %8s %7s %9s %10s %6s %13s %9s %9s %8s  %s\n", "mode", "iters",
+              "shadow", "time s", "speedup", "read MB", "written MB", "I/O x", "shadow I/O MB",
+              "edges M", "delay max", "RSS MB", "answer");
+  for (const ModeRun& run : runs) {
+    const pt::ptree& s = run.summary;
+    const double io = Number(s, "bytes_read.total") + Number(s, "bytes_written.total");
+    const double edges = Number(s, "edges_loaded");
+    double difference = 0;
+    std::string answer = "reference";
+    if (&run != &runs[0]) {
+      difference = Difference(c.app, runs[0].values, run.values);
+      const bool ok = difference <= allowed;
+      agree = agree && ok;
+      char text[64];
+      std::snprintf(text, sizeof text, "%s (%.1e)", ok ? "agrees" : "DIFFERS", difference);
+      answer = text;
+    }
+    if (!s.get<bool>("converged", false)) answer += ", NOT converged";
+    std::printf("%-7s %6.0f %6.0f %8.2f %7.2f %9.1f %10.1f %6.2f %13.1f %9.2f %9.0f %8.1f  %s\n",
+                run.mode.c_str(), Number(s, "iterations"), Number(s, "shadow_iterations"),
+                Number(s, "seconds"), base_seconds / std::max(Number(s, "seconds"), 1e-9),
+                Number(s, "bytes_read.total") / 1e6, Number(s, "bytes_written.total") / 1e6,
+                io / std::max(base_io, 1.0),
+                (Number(s, "shadow_bytes_read") + Number(s, "shadow_bytes_written")) / 1e6,
+                edges / 1e6, Number(s, "delayed_max"), Number(s, "peak_rss_bytes") / 1e6, answer.c_str());
+    if (json) {
+      for (const std::string& line : run.iteration_lines) {
+        json->Write("{\"mode\":\"" + run.mode + "\"," + line.substr(1) + "\n");
+      }
+    }
+    if (csv) {
+      if (&run == &runs[0]) {
+        csv->Write("mode,iteration,shadow,seconds,bytes_read,bytes_written,edges_loaded,"
+                   "edges_changed,dynamic_edges,delayed,delayed_vertices\n");
+      }
+      for (const pt::ptree& it : run.iterations) {
+        char line[512];
+        std::snprintf(line, sizeof line, "%s,%.0f,%d,%.6f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n",
+                      run.mode.c_str(), Number(it, "iteration"), it.get<bool>("shadow", false),
+                      Number(it, "seconds"), Number(it, "bytes_read.total"),
+                      Number(it, "bytes_written.total"), Number(it, "edges_loaded"),
+                      Number(it, "edges_changed"), Number(it, "dynamic_edges"),
+                      Number(it, "delayed"), Number(it, "delayed_vertices"));
+        csv->Write(line);
+      }
+    }
+  }
+  std::printf("edges: in-edges loaded; delay max: most vertices in the delay buffer at once; "
+              "%s\n",
+              c.direct ? "O_DIRECT runs" : "page cache dropped before each run");
+  if (json) json->Commit();
+  if (csv) csv->Commit();
+  return agree ? 0 : 4;
+}
+
+}  // namespace needle::cli
