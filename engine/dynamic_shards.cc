@@ -212,9 +212,8 @@ std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from
   for (uint32_t q = 0; q < n; ++q) {
     for (uint32_t r = 0; r < n; ++r) {
       const size_t w = static_cast<size_t>(q) * n + r;
-      const uint64_t edges = to_runs.Edges(q, r);
       const bool carried = from_carries[w] != 0 && from_runs.Edges(q, r) > 0;
-      if (edges == 0 || !carried) continue;
+      if (!carried) continue;  // (one with no edges in `to` is still checked below)
       mine = to_runs.Runs(q, r);
       const std::vector<SourceRun>& theirs = from_runs.Runs(q, r);
       if (carried) {

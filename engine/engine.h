@@ -928,7 +928,7 @@ void Engine<Program>::BeginShadow() {
     UseSet(set_, *shard_io_, *edges_, std::move(moved));
   }
   // Every interval with a vertex in the delay buffer is computed: its first pass sends it.
-  for (uint32_t p = 0; p < num_intervals(); ++p) {
+  for (uint32_t p = 0; p < num_intervals() && delayed_count_ > 0; ++p) {
     for (VertexId v = set_.interval_begin(p); v < set_.interval_end(p) && !pending_[p]; ++v) {
       if ((flags_[v] & kDelayed) != 0) pending_[p] = 1;
     }

@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// Boost 1.74's JSON parser includes the old boost/bind.hpp, which asks for this (else a note
+// on every build).
+#define BOOST_BIND_GLOBAL_PLACEHOLDERS
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <cerrno>
@@ -164,6 +167,11 @@ int RunCompare(const std::vector<std::string>& args) {
   std::optional<OutputFile> json, csv;
   if (!c.json.empty()) json.emplace(c.json);
   if (!c.csv.empty()) csv.emplace(c.csv);
+  if (json && csv && json->is_stdout() && csv->is_stdout()) {
+    throw UsageError("--json and --csv cannot both go to standard output");
+  }
+  // The table goes to stderr when an output is standard output (stdout is data then).
+  std::FILE* table = (json && json->is_stdout()) || (csv && csv->is_stdout()) ? stderr : stdout;
 
   const fs::path work = fs::temp_directory_path() / ("needle-compare-" + std::to_string(getpid()));
   fs::create_directories(work);
@@ -221,7 +229,7 @@ int RunCompare(const std::vector<std::string>& args) {
   const pt::ptree& base = runs[0].summary;
   const double base_seconds = Number(base, "seconds");
   const double base_io = Number(base, "bytes_read.total") + Number(base, "bytes_written.total");
-  std::printf("%-7s %6s %6s %8s %7s %9s %10s %6s %13s %9s %9s %8s  %s\n", "mode", "iters",
+  std::fprintf(table, "%-7s %6s %6s %8s %7s %9s %10s %6s %13s %9s %9s %8s  %s\n", "mode", "iters",
               "shadow", "time s", "speedup", "read MB", "written MB", "I/O x", "shadow I/O MB",
               "edges M", "delay max", "RSS MB", "answer");
   for (const ModeRun& run : runs) {
@@ -239,7 +247,7 @@ int RunCompare(const std::vector<std::string>& args) {
       answer = text;
     }
     if (!s.get<bool>("converged", false)) answer += ", NOT converged";
-    std::printf("%-7s %6.0f %6.0f %8.2f %7.2f %9.1f %10.1f %6.2f %13.1f %9.2f %9.0f %8.1f  %s\n",
+    std::fprintf(table, "%-7s %6.0f %6.0f %8.2f %7.2f %9.1f %10.1f %6.2f %13.1f %9.2f %9.0f %8.1f  %s\n",
                 run.mode.c_str(), Number(s, "iterations"), Number(s, "shadow_iterations"),
                 Number(s, "seconds"), base_seconds / std::max(Number(s, "seconds"), 1e-9),
                 Number(s, "bytes_read.total") / 1e6, Number(s, "bytes_written.total") / 1e6,
@@ -268,7 +276,7 @@ int RunCompare(const std::vector<std::string>& args) {
       }
     }
   }
-  std::printf("edges: in-edges loaded; delay max: most vertices in the delay buffer at once; "
+  std::fprintf(table, "edges: in-edges loaded; delay max: most vertices in the delay buffer at once; "
               "%s\n",
               c.direct ? "O_DIRECT runs" : "page cache dropped before each run");
   if (json) json->Commit();

@@ -198,7 +198,12 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
     EXPECT_GE(rows, 3);  // at least an iteration per mode
     EXPECT_TRUE(ods);
   }
-  Result r = Needle("compare cc " + ShellQuote(input) + " --modes ads,ods");
+  // CSV on standard output: the table moves to stderr.
+  Result r = Needle("compare cc " + ShellQuote(input) + " --memory 128M --csv -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("mode,iteration,shadow,", 0), 0u) << r.out;
+  EXPECT_NE(r.err.find("reference"), std::string::npos) << r.err;
+  r = Needle("compare cc " + ShellQuote(input) + " --modes ads,ods");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--modes must start with static"), std::string::npos) << r.err;
   // A run that fails says why and fails the comparison.
