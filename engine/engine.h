@@ -61,6 +61,7 @@
 #include "engine/memory_plan.h"
 #include "engine/program.h"
 #include "engine/resident_shards.h"
+#include "engine/routed_gather.h"
 #include "engine/run_stats.h"
 #include "engine/static_windows.h"
 #include "engine/transport.h"
@@ -99,9 +100,21 @@ class Engine {
         options_.mode == ShardMode::kStatic
             ? 0
             : set.manifest().num_vertices * (1 + sizeof(EdgeValue)) + 2 * WriteBuffers::kBytes;
-    plan_ = PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
-                       sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory,
-                       options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes);
+    threads_ = ThreadCount(options_.threads);
+    route_ = UsesRoute(options_.gather, threads_);
+    auto plan = [&] {
+      return PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
+                        sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory,
+                        options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
+                        route_ ? Router::RouteBytes(threads_) : 0);
+    };
+    try {
+      plan_ = plan();
+    } catch (const std::invalid_argument&) {
+      if (!route_ || options_.gather != GatherChoice::kAuto) throw;
+      route_ = false;  // auto: scan rather than refuse a budget that holds everything else
+      plan_ = plan();
+    }
     if (options_.log) options_.log(plan_.Describe());
     const EdgeValue identity = program_.identity();
     identity_.resize(sizeof(EdgeValue));
@@ -146,7 +159,6 @@ class Engine {
       store_.emplace(VertexStore::Create(*io_, work_->path(), "run", set.manifest().num_vertices,
                                          sizeof(VertexValue)));
     }
-    threads_ = ThreadCount(options_.threads);
   }
   Engine(ShardSet&&, Program, EngineOptions) = delete;
 
@@ -231,6 +243,7 @@ class Engine {
     std::optional<ShardSet> set;
     std::unique_ptr<EdgeValueFiles> edges;
     std::unique_ptr<IntervalIo> io;
+    uint64_t disk_bytes = 0;  // its files, with the messages' (RunSummary::dynamic_disk_peak)
     ~DynamicSet() {
       io.reset();
       edges.reset();
@@ -340,6 +353,7 @@ class Engine {
   uint64_t delayed_count_ = 0;  // vertices with kDelayed
   bool flush_ = false;          // a shadow iteration: first passes send the delayed scatters
   uint32_t builds_ = 0;
+  uint64_t dynamic_disk_peak_ = 0;
   std::unique_ptr<Transport> transport_;
   int threads_ = 1;
   bool buffers_registered_ = false;
@@ -358,6 +372,9 @@ class Engine {
   // kSweepBlock in order (forward or backward), and a message to a later vertex of the same
   // block is gathered at once. Blocks are fixed, so results do not depend on the thread count.
   static constexpr uint32_t kSweepBlock = 4096;
+  bool route_ = false;  // dense passes gather through router_
+  using Router = RoutedGather<EdgeValue, kSweepBlock>;
+  Router router_;
   bool sweep_ = false;
   bool forward_ = true;
   // The ordered schedule (Drain) this turn: the vertices waiting to be applied, and touched_
@@ -434,6 +451,7 @@ void Engine<Program>::ComputeStreamed(uint32_t p, uint32_t iteration) {
         acc = program_.gather(acc, m, Program::kUsesWeights && weights != nullptr ? weights[i]
                                                                                   : 1.0f);
         touched = true;
+        ++stats_.edges_used;
       }
     });
   }
@@ -588,7 +606,8 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
 
   const bool flush = flush_ && !inner;
   uint64_t flushed = 0;
-#pragma omp parallel num_threads(threads_) reduction(+ : active, changed, flushed) \
+  uint64_t used = 0;  // messages found on the loaded in-edges (dense passes)
+#pragma omp parallel num_threads(threads_) reduction(+ : active, changed, flushed, used) \
     reduction(min : stray)
   {
     const int nt = omp_get_num_threads(), t_id = omp_get_thread_num();
@@ -624,17 +643,27 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
         message_[v] = identity;
       }
       // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
-      for (const Source& s : sources) {
-        for (uint64_t i = s.first; i < s.last; ++i) {
-          const uint32_t v = targets[i] - begin;
-          if (v - lo >= hi - lo) {  // another thread's target, or none of p's (a damaged shard)
-            if (v >= count) stray = std::min(stray, i);
-            continue;
+      if (route_) {
+        stray = std::min(stray, router_.Run(sources, targets, weights, begin, count, identity,
+                                            [&](uint32_t v, const EdgeValue& m, float w) {
+                                              acc_[v] = program_.gather(acc_[v], m, w);
+                                              touched_[v] = 1;
+                                              ++used;
+                                            }));
+      } else {
+        for (const Source& s : sources) {
+          for (uint64_t i = s.first; i < s.last; ++i) {
+            const uint32_t v = targets[i] - begin;
+            if (v - lo >= hi - lo) {  // another thread's target, or none of p's (damaged)
+              if (v >= count) stray = std::min(stray, i);
+              continue;
+            }
+            const EdgeValue& m = s.messages[i - s.first];
+            if (m == identity) continue;
+            acc_[v] = program_.gather(acc_[v], m, weight(i));
+            touched_[v] = 1;
+            ++used;
           }
-          const EdgeValue& m = s.messages[i - s.first];
-          if (m == identity) continue;
-          acc_[v] = program_.gather(acc_[v], m, weight(i));
-          touched_[v] = 1;
         }
       }
     } else {
@@ -727,6 +756,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     }
   }
   stats_.active_vertices += active;
+  stats_.edges_used += used;
   stats_.changed_vertices += changed;
   delayed_count_ -= flushed;
   return changed;
@@ -904,6 +934,12 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   const EdgeValueFiles& from_edges = from_dynamic ? *dynamic_->edges : *edges_;
   std::vector<uint8_t> moved = MoveMessages(*io_, *cur_, from_dynamic, from_edges, carries,
                                             *next->set, true, *next->edges, identity_);
+  // Both sets, with their messages, are on disk now.
+  for (const auto& entry : std::filesystem::directory_iterator(next->dir)) {
+    if (entry.is_regular_file()) next->disk_bytes += entry.file_size();
+  }
+  dynamic_disk_peak_ = std::max(dynamic_disk_peak_,
+                                next->disk_bytes + (dynamic_ ? dynamic_->disk_bytes : 0));
   // The new set's sources: those kept, whose runs it holds.
 #pragma omp parallel for num_threads(threads_) schedule(static)
   for (uint64_t u = 0; u < flags_.size(); ++u) {
@@ -1128,6 +1164,7 @@ RunSummary Engine<Program>::Run() {
         ++summary.dynamic_builds;
       }
       stats_.delayed_vertices = delayed_count_;
+      stats_.dynamic_disk_bytes = dynamic_ ? dynamic_->disk_bytes : 0;
       summary.delayed += stats_.delayed;
       summary.delayed_max = std::max(summary.delayed_max, delayed_count_);
       const uint64_t width = sizeof(VertexId) + sizeof(EdgeValue);
@@ -1147,6 +1184,7 @@ RunSummary Engine<Program>::Run() {
     summary.write_back_seconds += stats_.write_back_seconds;
     summary.edges_loaded += stats_.edges_loaded;
     summary.edges_changed += stats_.edges_changed;
+    summary.edges_used += stats_.edges_used;
     summary.inner_passes += stats_.inner_passes;
     summary.intervals_ordered += stats_.intervals_ordered;
     if (stats_.shadow) {
@@ -1165,6 +1203,8 @@ RunSummary Engine<Program>::Run() {
   summary.io = io_->counters();
   summary.peak_rss_bytes = PeakRssBytes();
   summary.fixed_buffer_requests = io_->fixed_buffer_requests();
+  summary.delay_buffer_max_bytes = summary.delayed_max * (sizeof(VertexId) + sizeof(EdgeValue));
+  summary.dynamic_disk_peak = dynamic_disk_peak_;
   if (options_.on_finish) options_.on_finish(summary);
   return summary;
 }

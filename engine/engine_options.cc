@@ -26,6 +26,25 @@ TransportChoice ParseTransport(std::string_view name) {
                               "'");
 }
 
+std::string_view GatherName(GatherChoice choice) {
+  switch (choice) {
+    case GatherChoice::kAuto:
+      return "auto";
+    case GatherChoice::kScan:
+      return "scan";
+    case GatherChoice::kRoute:
+      return "route";
+  }
+  return "?";
+}
+
+GatherChoice ParseGather(std::string_view name) {
+  for (GatherChoice c : {GatherChoice::kAuto, GatherChoice::kScan, GatherChoice::kRoute}) {
+    if (name == GatherName(c)) return c;
+  }
+  throw std::invalid_argument("must be auto, scan or route, not '" + std::string(name) + "'");
+}
+
 std::string_view ShardModeName(ShardMode mode) {
   switch (mode) {
     case ShardMode::kStatic:

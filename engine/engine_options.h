@@ -35,6 +35,19 @@ enum class ShardMode {
 std::string_view ShardModeName(ShardMode mode);  // "static", "ads", "ods"
 ShardMode ParseShardMode(std::string_view name);  // throws std::invalid_argument
 
+// How a dense pass gathers with several threads (--gather; engine/routed_gather.h): kScan has
+// every thread read every in-edge and keep its own targets'; kRoute reads each edge once and
+// routes its message to the target's thread; kAuto routes from kRouteFromThreads threads on.
+// Both fold each target's messages in shard order: the same values bit for bit.
+enum class GatherChoice { kAuto, kScan, kRoute };
+inline constexpr int kRouteFromThreads = 8;
+std::string_view GatherName(GatherChoice choice);  // "auto", "scan", "route"
+GatherChoice ParseGather(std::string_view name);   // throws std::invalid_argument
+inline bool UsesRoute(GatherChoice choice, int threads) {
+  return threads > 1 && (choice == GatherChoice::kRoute ||
+                         (choice == GatherChoice::kAuto && threads >= kRouteFromThreads));
+}
+
 // The dynamic modes' thresholds by default (ATC'16 §5): the first shadow iteration comes when
 // fewer than 30 % of the edges carried a message in an iteration, the next ones when the delay
 // buffer holds more than 100 KB.
@@ -58,6 +71,7 @@ struct EngineOptions {
   // other is computed again on those messages alone, while it is loaded, until it sends none
   // to itself or it has had this many extra passes (0: one pass per turn, synchronous).
   uint32_t max_inner_passes = kDefaultInnerPasses;
+  GatherChoice gather = GatherChoice::kAuto;
   // Stream every interval of one vertex (static windows), not only those the buffers cannot
   // hold (memory_plan.h): for tests and comparisons.
   bool stream_one_vertex_intervals = false;

@@ -24,8 +24,10 @@ std::string MemoryPlan::Describe() const {
                               FormatMiB(stream_buffer);
   const std::string dynamic_shards =
       dynamic == 0 ? std::string() : ", delay buffer and dynamic shard builds " + FormatMiB(dynamic);
+  const std::string routing =
+      gather == 0 ? std::string() : ", gather routing " + FormatMiB(gather);
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
-         std::string(TransportName(transport)) + " (" + buffers + streaming + dynamic_shards +
+         std::string(TransportName(transport)) + " (" + buffers + streaming + dynamic_shards + routing +
          ", vertex arrays " +
          FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " +
          FormatMiB(kReservedBytes) + ", vertex values " +
@@ -38,8 +40,9 @@ namespace {
 MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice transport,
                    size_t per_vertex_width, size_t vertex_width, uint64_t budget,
                    bool allow_resident, const std::vector<uint8_t>& streamed = {},
-                   uint64_t dynamic_bytes = 0) {
+                   uint64_t dynamic_bytes = 0, uint64_t gather_bytes = 0) {
   MemoryPlan plan;
+  plan.gather = gather_bytes;
   plan.budget = budget;
   plan.transport = transport;
   if (transport == TransportChoice::kStatic) plan.dynamic = dynamic_bytes;
@@ -80,10 +83,12 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
 
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident,
-                      TransportChoice transport, bool stream_all, uint64_t dynamic_bytes) {
+                      TransportChoice transport, bool stream_all, uint64_t dynamic_bytes,
+                      uint64_t gather_bytes) {
   if (transport != TransportChoice::kStatic) {
     const MemoryPlan resident = PlanFor(set, io, TransportChoice::kResident, per_vertex_width,
-                                        vertex_width, budget, allow_resident);
+                                        vertex_width, budget, allow_resident, {}, 0,
+                                        gather_bytes);
     // auto: resident only with the vertex values in memory too (when they may be), so that
     // nothing is read or written per iteration.
     const bool whole = resident.resident || !allow_resident;
@@ -116,12 +121,12 @@ MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_wid
   }
   io.SetStreamed(streamed);
   MemoryPlan plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width,
-                            budget, allow_resident, streamed, dynamic_bytes);
+                            budget, allow_resident, streamed, dynamic_bytes, gather_bytes);
   while (plan.Total() > budget && next < single.size()) {
     streamed[single[next++]] = 1;
     io.SetStreamed(streamed);
     plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width, budget,
-                   allow_resident, streamed, dynamic_bytes);
+                   allow_resident, streamed, dynamic_bytes, gather_bytes);
   }
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + FormatMiB(budget) +

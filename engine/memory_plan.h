@@ -6,6 +6,7 @@
 // with the resident transport (resident_shards.h), instead:
 //   shard data             (every interval's buffers, each sized for its interval)
 // and for both
+//   gather routing         (with several threads: engine/routed_gather.h)
 //   per-vertex arrays      (accumulator, message, flag, sweep offsets and senders, the
 //                          interval's values)
 //   index tables           (window index, edge value file offsets)
@@ -54,9 +55,10 @@ struct MemoryPlan {
   uint32_t num_streamed = 0;
   uint64_t stream_buffer = 0;     // StreamBufferBytes() when an interval is streamed
   uint64_t dynamic = 0;           // dynamic shards (static windows): delay buffer, flags, builds
+  uint64_t gather = 0;            // the routed gather's buffer (engine/routed_gather.h)
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + stream_buffer + dynamic + kReservedBytes;
+           resident_values + stream_buffer + dynamic + gather + kReservedBytes;
   }
   std::string Describe() const;  // one line
 };
@@ -68,10 +70,12 @@ struct MemoryPlan {
 // allow_resident: keep all vertex values in memory when they fit.
 // stream_all: stream every interval of one vertex (static windows), needed or not.
 // dynamic_bytes: what the dynamic shard modes add to a static windows plan (engine.h).
+// gather_bytes: the routed gather's buffer, when the run routes (engine/routed_gather.h).
 // Tells `io` which intervals are streamed (IntervalIo::SetStreamed).
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident = true,
                       TransportChoice transport = TransportChoice::kAuto,
-                      bool stream_all = false, uint64_t dynamic_bytes = 0);
+                      bool stream_all = false, uint64_t dynamic_bytes = 0,
+                      uint64_t gather_bytes = 0);
 
 }  // namespace needle

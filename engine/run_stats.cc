@@ -53,6 +53,7 @@ void AppendTimesAndTraffic(std::string& out, const Stats& s) {
   AppendKinds(out, "bytes_written", s.io.written);
   AppendNumber(out, "edges_loaded", s.edges_loaded);
   AppendNumber(out, "edges_changed", s.edges_changed);
+  AppendNumber(out, "edges_used", s.edges_used);
 }
 
 // A string's characters as a JSON string holds them (quotes, backslashes, control bytes).
@@ -91,6 +92,7 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "dynamic_edges", s.dynamic_edges);
   AppendNumber(out, "delayed", s.delayed);
   AppendNumber(out, "delayed_vertices", s.delayed_vertices);
+  AppendNumber(out, "dynamic_disk_bytes", s.dynamic_disk_bytes);
   AppendNumber(out, "shard_build_bytes_read", s.shard_build_io.TotalRead());
   AppendNumber(out, "shard_build_bytes_written", s.shard_build_io.TotalWritten());
   return Close(std::move(out));
@@ -121,6 +123,8 @@ std::string ToJson(const RunSummary& s) {
   AppendNumber(out, "dynamic_builds", uint64_t{s.dynamic_builds});
   AppendNumber(out, "delayed", s.delayed);
   AppendNumber(out, "delayed_max", s.delayed_max);
+  AppendNumber(out, "delay_buffer_max_bytes", s.delay_buffer_max_bytes);
+  AppendNumber(out, "dynamic_disk_peak", s.dynamic_disk_peak);
   AppendNumber(out, "shadow_bytes_read", s.shadow_bytes_read);
   AppendNumber(out, "shadow_bytes_written", s.shadow_bytes_written);
   AppendNumber(out, "memory_budget", s.memory_budget);

@@ -19,6 +19,9 @@ struct IterationStats {
   IoCounters io;                  // bytes read and written during the iteration, by file kind
   uint64_t edges_loaded = 0;      // in-edges of the intervals computed
   uint64_t edges_changed = 0;     // out-edges given a message other than identity()
+  // loaded in-edges that carried a message (edges_used / edges_loaded: the edge utilisation;
+  // edges_used is what an ideal dynamic shard would have held)
+  uint64_t edges_used = 0;
   uint64_t active_vertices = 0;   // vertices computed
   uint64_t changed_vertices = 0;  // vertices whose change was scattered
   uint32_t intervals_computed = 0;
@@ -32,6 +35,7 @@ struct IterationStats {
   uint64_t delayed_vertices = 0;  // vertices whose scatter waits in the delay buffer, at the end
   uint64_t delayed = 0;           // scatters put into the delay buffer this iteration
   IoCounters shard_build_io;      // of io: what building dynamic shards and moving messages took
+  uint64_t dynamic_disk_bytes = 0;  // the dynamic shard set's files at the end of the iteration
 };
 
 struct RunSummary {
@@ -50,6 +54,7 @@ struct RunSummary {
   IoCounters io;
   uint64_t edges_loaded = 0;
   uint64_t edges_changed = 0;
+  uint64_t edges_used = 0;
   uint64_t inner_passes = 0;      // all iterations' IterationStats::inner_passes
   uint64_t intervals_ordered = 0;  // all iterations' IterationStats::intervals_ordered
   uint32_t max_inner_passes = 0;  // EngineOptions::max_inner_passes
@@ -62,6 +67,9 @@ struct RunSummary {
   uint32_t dynamic_builds = 0;      // dynamic shard sets written
   uint64_t delayed = 0;             // scatters put into the delay buffer
   uint64_t delayed_max = 0;         // the most vertices it held at once
+  uint64_t delay_buffer_max_bytes = 0;  // delayed_max × (4 + message width): the buffer's peak
+  uint64_t dynamic_disk_peak = 0;   // the most bytes dynamic shard files took at once (a
+                                    // build writes the new set before the old one goes)
   uint64_t shadow_bytes_read = 0;   // bytes read and written in shadow iterations (with the
   uint64_t shadow_bytes_written = 0;  // builds that follow them)
   uint64_t memory_budget = 0;

@@ -27,6 +27,7 @@
 #include "apps/cli/app_table.h"
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
+#include "apps/cli/compare_plot.h"
 #include "base/error.h"
 #include "engine/engine_options.h"
 #include "io/output_file.h"
@@ -40,7 +41,7 @@ namespace pt = boost::property_tree;
 
 struct CompareConfig {
   std::string app, input, modes = "static,ads,ods";
-  std::string json, csv;
+  std::string json, csv, plot;
   bool direct = false;
   // Passed to every `needle run` as given (it checks them).
   std::map<std::string, std::string> pass;
@@ -135,6 +136,8 @@ int RunCompare(const std::vector<std::string>& args) {
       "before each run");
   add("json", po::value(&c.json), "write every mode's per-iteration statistics as JSON lines");
   add("csv", po::value(&c.csv), "write every mode's per-iteration numbers as CSV");
+  add("plot", po::value(&c.plot),
+      "draw bytes read and time per iteration for every mode into this SVG file");
   std::map<std::string, std::string>& pass = c.pass;
   for (const char* name : {"memory", "threads", "io", "tolerance", "iters", "inner-passes",
                            "shadow-below", "delay-buffer", "sources", "num-sources"}) {
@@ -147,10 +150,15 @@ int RunCompare(const std::vector<std::string>& args) {
   positional.add("app", 1).add("input", 1);
   const std::string usage =
       "needle compare APP GRAPH|SHARDDIR [--modes static,ads,ods] [--memory 1G] [--direct]\n"
+      "                [--csv F] [--json F] [--plot F.svg]\n"
       "Runs APP once per mode on the same shard set (--transport static), checks that the\n"
       "answers agree (cc, mssp: identical; pagerank: within 10 x its tolerance) and prints\n"
-      "iterations, shadow iterations, time, bytes read and written, edges loaded and peak RSS\n"
-      "per mode, with ratios to static. Exit status 4 when an answer differs.";
+      "per mode: iterations, shadow iterations, time, bytes read and written (and in shadow\n"
+      "iterations), with ratios to static; edges loaded, the share of them that carried a\n"
+      "message (utilisation) and their ratio to the ideal (the edges that carried a message\n"
+      "in the static run); the delay buffer's and the dynamic shards' peak sizes; peak RSS.\n"
+      "Exit status 4 when an answer differs.\n"
+      "  e.g. needle compare pagerank web.shards --memory 2G --plot modes.svg";
   if (!ParseCommandLine(args, usage, options, positional)) return 0;
   if (FindApp(c.app) == nullptr) throw UsageError("unknown app '" + c.app + "' (" + AppNames() + ")");
   const std::vector<std::string> modes = Split(c.modes);
@@ -164,14 +172,17 @@ int RunCompare(const std::vector<std::string>& args) {
       throw UsageError("--modes: " + m + " " + e.what());
     }
   }
-  std::optional<OutputFile> json, csv;
+  std::optional<OutputFile> json, csv, plot;
   if (!c.json.empty()) json.emplace(c.json);
   if (!c.csv.empty()) csv.emplace(c.csv);
-  if (json && csv && json->is_stdout() && csv->is_stdout()) {
-    throw UsageError("--json and --csv cannot both go to standard output");
+  if (!c.plot.empty()) plot.emplace(c.plot);
+  const int to_stdout = (json && json->is_stdout()) + (csv && csv->is_stdout()) +
+                        (plot && plot->is_stdout());
+  if (to_stdout > 1) {
+    throw UsageError("only one of --json, --csv and --plot can go to standard output");
   }
   // The table goes to stderr when an output is standard output (stdout is data then).
-  std::FILE* table = (json && json->is_stdout()) || (csv && csv->is_stdout()) ? stderr : stdout;
+  std::FILE* table = to_stdout > 0 ? stderr : stdout;
 
   const fs::path work = fs::temp_directory_path() / ("needle-compare-" + std::to_string(getpid()));
   fs::create_directories(work);
@@ -229,9 +240,13 @@ int RunCompare(const std::vector<std::string>& args) {
   const pt::ptree& base = runs[0].summary;
   const double base_seconds = Number(base, "seconds");
   const double base_io = Number(base, "bytes_read.total") + Number(base, "bytes_written.total");
-  std::fprintf(table, "%-7s %6s %6s %8s %7s %9s %10s %6s %13s %9s %9s %8s  %s\n", "mode", "iters",
-              "shadow", "time s", "speedup", "read MB", "written MB", "I/O x", "shadow I/O MB",
-              "edges M", "delay max", "RSS MB", "answer");
+  // The ideal dynamic shard holds the edges that carried a message: static's edges_used.
+  const double ideal = Number(base, "edges_used");
+  std::fprintf(table, "%-7s %5s %6s %8s %7s %8s %8s %6s %8s %8s %5s %7s %8s %8s %7s  %s\n",
+               "mode", "iters", "shadow", "time s", "speedup", "read MB", "writ MB", "I/O x",
+               "shdw MB", "edges M", "util", "x ideal", "delay KB", "disk MB", "RSS MB",
+               "answer");
+  std::vector<PlotSeries> series;
   for (const ModeRun& run : runs) {
     const pt::ptree& s = run.summary;
     const double io = Number(s, "bytes_read.total") + Number(s, "bytes_written.total");
@@ -247,13 +262,24 @@ int RunCompare(const std::vector<std::string>& args) {
       answer = text;
     }
     if (!s.get<bool>("converged", false)) answer += ", NOT converged";
-    std::fprintf(table, "%-7s %6.0f %6.0f %8.2f %7.2f %9.1f %10.1f %6.2f %13.1f %9.2f %9.0f %8.1f  %s\n",
-                run.mode.c_str(), Number(s, "iterations"), Number(s, "shadow_iterations"),
-                Number(s, "seconds"), base_seconds / std::max(Number(s, "seconds"), 1e-9),
-                Number(s, "bytes_read.total") / 1e6, Number(s, "bytes_written.total") / 1e6,
-                io / std::max(base_io, 1.0),
-                (Number(s, "shadow_bytes_read") + Number(s, "shadow_bytes_written")) / 1e6,
-                edges / 1e6, Number(s, "delayed_max"), Number(s, "peak_rss_bytes") / 1e6, answer.c_str());
+    std::fprintf(table,
+                 "%-7s %5.0f %6.0f %8.2f %7.2f %8.1f %8.1f %6.2f %8.1f %8.2f %5.2f %7.2f %8.1f "
+                 "%8.1f %7.1f  %s\n",
+                 run.mode.c_str(), Number(s, "iterations"), Number(s, "shadow_iterations"),
+                 Number(s, "seconds"), base_seconds / std::max(Number(s, "seconds"), 1e-9),
+                 Number(s, "bytes_read.total") / 1e6, Number(s, "bytes_written.total") / 1e6,
+                 io / std::max(base_io, 1.0),
+                 (Number(s, "shadow_bytes_read") + Number(s, "shadow_bytes_written")) / 1e6,
+                 edges / 1e6, Number(s, "edges_used") / std::max(edges, 1.0),
+                 edges / std::max(ideal, 1.0), Number(s, "delay_buffer_max_bytes") / 1e3,
+                 Number(s, "dynamic_disk_peak") / 1e6, Number(s, "peak_rss_bytes") / 1e6,
+                 answer.c_str());
+    PlotSeries curve{run.mode, {}};
+    for (const pt::ptree& it : run.iterations) {
+      curve.points.push_back({Number(it, "iteration"), Number(it, "bytes_read.total"),
+                             Number(it, "seconds"), it.get<bool>("shadow", false)});
+    }
+    series.push_back(std::move(curve));
     if (json) {
       for (const std::string& line : run.iteration_lines) {
         json->Write("{\"mode\":\"" + run.mode + "\"," + line.substr(1) + "\n");
@@ -262,25 +288,36 @@ int RunCompare(const std::vector<std::string>& args) {
     if (csv) {
       if (&run == &runs[0]) {
         csv->Write("mode,iteration,shadow,seconds,bytes_read,bytes_written,edges_loaded,"
-                   "edges_changed,dynamic_edges,delayed,delayed_vertices\n");
+                   "edges_used,edges_changed,dynamic_edges,delayed,delayed_vertices,"
+                   "dynamic_disk_bytes\n");
       }
       for (const pt::ptree& it : run.iterations) {
         char line[512];
-        std::snprintf(line, sizeof line, "%s,%.0f,%d,%.6f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n",
+        std::snprintf(line, sizeof line,
+                      "%s,%.0f,%d,%.6f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n",
                       run.mode.c_str(), Number(it, "iteration"), it.get<bool>("shadow", false),
                       Number(it, "seconds"), Number(it, "bytes_read.total"),
                       Number(it, "bytes_written.total"), Number(it, "edges_loaded"),
-                      Number(it, "edges_changed"), Number(it, "dynamic_edges"),
-                      Number(it, "delayed"), Number(it, "delayed_vertices"));
+                      Number(it, "edges_used"), Number(it, "edges_changed"),
+                      Number(it, "dynamic_edges"), Number(it, "delayed"),
+                      Number(it, "delayed_vertices"), Number(it, "dynamic_disk_bytes"));
         csv->Write(line);
       }
     }
   }
-  std::fprintf(table, "edges: in-edges loaded; delay max: most vertices in the delay buffer at once; "
-              "%s\n",
-              c.direct ? "O_DIRECT runs" : "page cache dropped before each run");
+  if (plot) {
+    plot->Write(CompareSvg("needle compare " + c.app + " " + c.input +
+                               (c.direct ? " (O_DIRECT)" : " (page cache dropped)"),
+                           series));
+  }
+  std::fprintf(table,
+               "edges: in-edges loaded; util: share of them that carried a message; x ideal: "
+               "edges loaded / edges that carried a message in the static run; delay, disk: "
+               "peak delay buffer and dynamic shard files; %s\n",
+               c.direct ? "O_DIRECT runs" : "page cache dropped before each run");
   if (json) json->Commit();
   if (csv) csv->Commit();
+  if (plot) plot->Commit();
   return agree ? 0 : 4;
 }
 

@@ -114,6 +114,12 @@ int RunRun(const std::vector<std::string>& args) {
       "how messages move: resident (the shard set is read once and the run stays in memory), "
       "static (every iteration reads the shards and writes messages to disk), or auto: "
       "resident when --memory holds the set");
+  add("gather", po::value(&c.gather)->default_value("auto"),
+      (std::string("how several threads gather a pass's messages: scan (every thread reads "
+                   "every in-edge), route (each edge read once, its message handed to its "
+                   "target's thread) or auto: route from ") +
+       std::to_string(kRouteFromThreads) + " threads on; the same results either way")
+          .c_str());
   add("inner-passes",
       po::value(&c.inner_passes)
           ->default_value(Whole<uint32_t>{kDefaultInnerPasses},
@@ -207,6 +213,11 @@ int RunRun(const std::vector<std::string>& args) {
     throw UsageError(std::string("--transport ") + e.what());
   }
   engine.max_inner_passes = c.inner_passes.value;
+  try {
+    engine.gather = ParseGather(c.gather);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--gather ") + e.what());
+  }
   try {
     engine.mode = ParseShardMode(c.mode);
   } catch (const std::invalid_argument& e) {

@@ -23,6 +23,7 @@ struct RunConfig {
   std::string io = "auto";
   bool direct = false;
   std::string transport = "auto";
+  std::string gather = "auto";
   Whole<uint32_t> inner_passes{kDefaultInnerPasses};
   std::string mode = "static";  // --mode: static, ads, ods (EngineOptions::mode)
   Real shadow_below{kDefaultShadowBelow};

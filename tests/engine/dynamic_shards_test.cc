@@ -135,7 +135,11 @@ TEST_F(DynamicShardsTest, ModesLoadFewerEdgesForTheSameRanks) {
     std::vector<double> ranks;
     for (const auto& v : RunProgram(set, program, run, &summary)) ranks.push_back(v.rank);
     ASSERT_TRUE(summary.converged);
+    // Utilisation: the loaded edges that carried a message, never more than were loaded.
+    EXPECT_GT(summary.edges_used, 0u);
+    EXPECT_LE(summary.edges_used, summary.edges_loaded);
     if (mode == ShardMode::kStatic) {
+      EXPECT_EQ(summary.dynamic_disk_peak, 0u);
       reference = ranks;
       static_edges = summary.edges_loaded;
       continue;
@@ -144,6 +148,8 @@ TEST_F(DynamicShardsTest, ModesLoadFewerEdgesForTheSameRanks) {
     EXPECT_GT(summary.dynamic_builds, 0u);
     EXPECT_GT(summary.io.read[static_cast<size_t>(FileKind::kDynamic)], 0u);
     EXPECT_LT(summary.edges_loaded, static_edges);
+    EXPECT_GT(summary.dynamic_disk_peak, 0u);
+    EXPECT_EQ(summary.delay_buffer_max_bytes, summary.delayed_max * (4 + sizeof(float)));
     // Delayed deltas arrive later, so the ranks differ by up to the tolerance's order.
     EXPECT_EQ(oracle::CompareValues(reference, ranks, 1e-2, 1e-3), "");
   }

@@ -118,6 +118,8 @@ struct EngineRun {
   bool direct = false;
   unsigned direct_alignment = 0;  // IoOptions::direct_alignment: 0 is the file system's
   bool values_in_memory = true;
+  int threads = 0;  // 0: OpenMP's default (OMP_NUM_THREADS: 1, 2 or 8 in the suite)
+  GatherChoice gather = GatherChoice::kAuto;
 };
 
 template <class Program>
@@ -137,6 +139,8 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.mode = run.shard_mode;
   options.shadow_below = run.shadow_below;
   options.delay_buffer_bytes = run.delay_buffer;
+  options.threads = run.threads;
+  options.gather = run.gather;
   if (stats != nullptr)
     options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };
   Engine<Program> engine(set, std::move(program), options);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -198,8 +199,33 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
     EXPECT_GE(rows, 3);  // at least an iteration per mode
     EXPECT_TRUE(ods);
   }
+  // --plot draws one line per mode, shadow iterations ringed, in a file that stands alone.
+  const std::string svg = Path("modes.svg");
+  Result r = Needle("compare pagerank " + ShellQuote(input) +
+                    " --memory 128M --shadow-below 1 --delay-buffer 1 --plot " + ShellQuote(svg));
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* column : {"util", "x ideal", "delay KB", "disk MB"}) {
+    EXPECT_NE(r.out.find(column), std::string::npos) << column << "\n" << r.out;
+  }
+  std::ifstream plot(svg);
+  const std::string picture((std::istreambuf_iterator<char>(plot)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(picture.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u) << picture;
+  EXPECT_NE(picture.find("</svg>"), std::string::npos);
+  size_t lines = 0;
+  for (size_t at = picture.find("<polyline"); at != std::string::npos;
+       at = picture.find("<polyline", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 6u);  // bytes and seconds for static, ads and ods
+  EXPECT_NE(picture.find("<circle"), std::string::npos);  // the shadow iterations
+  for (const char* mode : {">static<", ">ads<", ">ods<", ">shadow<"}) {
+    EXPECT_NE(picture.find(mode), std::string::npos) << mode;
+  }
+  r = Needle("compare cc " + ShellQuote(input) + " --csv - --plot -");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("only one of --json, --csv and --plot"), std::string::npos) << r.err;
   // CSV on standard output: the table moves to stderr.
-  Result r = Needle("compare cc " + ShellQuote(input) + " --memory 128M --csv -");
+  r = Needle("compare cc " + ShellQuote(input) + " --memory 128M --csv -");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.rfind("mode,iteration,shadow,", 0), 0u) << r.out;
   EXPECT_NE(r.err.find("reference"), std::string::npos) << r.err;
