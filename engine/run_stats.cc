@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "base/version.h"
+
 namespace needle {
 namespace {
 
@@ -99,7 +101,8 @@ std::string ToJson(const IterationStats& s) {
 }
 
 std::string ToJson(const RunSummary& s) {
-  std::string out = "{\"type\":\"summary\",\"program\":\"" + s.program + "\",\"io_backend\":\"" +
+  std::string out = "{\"type\":\"summary\",\"version\":\"" + std::string(Version()) +
+                    "\",\"program\":\"" + s.program + "\",\"io_backend\":\"" +
                     s.io_backend + "\",\"direct\":" + (s.direct ? "true" : "false") +
                     ",\"transport\":\"" + s.transport + '"' + ",\"shard_set\":\"" +
                     JsonEscape(s.shard_set) + '"' +

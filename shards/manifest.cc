@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/types.h"
 #include "base/unique_fd.h"
+#include "base/version.h"
 #include "io/output_file.h"
 #include "loaders/content_hash.h"
 #include "shards/shard_layout.h"
@@ -137,6 +138,7 @@ std::string ShardingChoices::DifferenceFrom(const ShardingChoices& other) const 
 std::string Manifest::Serialize() const {
   std::ostringstream out;
   out << "needle-shards " << version << "\n";
+  out << "written-by needle " << Version() << "\n";
   out << "input-size " << input.size << "\n";
   out << "input-mtime-ns " << input.mtime_ns << "\n";
   out << "input-ctime-ns " << input.ctime_ns << "\n";
@@ -226,6 +228,10 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
       }
     } else if (key == "needle-shards") {
       throw fail("'needle-shards' must be the first line");
+    } else if (key == "written-by") {  // absent in sets older than 0.1.0's
+      const size_t space = line.find(' ');
+      if (t.size() < 2 || space == std::string_view::npos) throw fail("expected a name");
+      m.written_by = std::string(line.substr(space + 1));
     } else if (key == "input-size") {
       need(1);
       m.input.size = num(1);

@@ -87,6 +87,7 @@ struct ManifestFile {
 
 struct Manifest {
   uint32_t version = kShardFormatVersion;
+  std::string written_by;  // "needle X.Y.Z" that wrote the set (empty: older sets)
   InputFingerprint input;
   ShardingChoices choices;
   uint64_t num_vertices = 0;

@@ -17,6 +17,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/signals.h"
 #include "base/error.h"
+#include "base/version.h"
 #include "io/output_file.h"
 
 namespace {
@@ -45,7 +46,8 @@ constexpr Command kCommands[] = {
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,
                "needle: out-of-core graph processing\n\n"
-               "usage: needle <command> [options]   (needle <command> --help for details)\n\n"
+               "usage: needle <command> [options]   (needle <command> --help for details)\n"
+               "       needle --version\n\n"
                "commands:\n");
   for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
 }
@@ -74,6 +76,10 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     PrintUsage(stdout);
+    return 0;
+  }
+  if (name == "--version" || name == "version") {
+    std::printf("needle %s\n", std::string(needle::Version()).c_str());
     return 0;
   }
   for (const Command& c : kCommands) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/version.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/rmat.h"
 #include "shards/manifest.h"
@@ -153,9 +154,13 @@ TEST_F(ShardFormatTest, AdjacencyIsHeaderAndTargetsOnly) {
 TEST_F(ShardFormatTest, ManifestAndHeadersCarryTheOneVersion) {
   Shard(weighted_, File("set"));
   EXPECT_EQ(kShardFormatVersion, 4u);
-  EXPECT_EQ(ReadFile(File("set/manifest")).rfind("needle-shards 4\n", 0), 0u);
+  EXPECT_EQ(ReadFile(File("set/manifest")).rfind("needle-shards 4\nwritten-by needle " +
+                                                     std::string(Version()) + "\n",
+                                                 0),
+            0u);
   const ShardSet set = ShardSet::Open(File("set"));
   EXPECT_EQ(set.manifest().version, kShardFormatVersion);
+  EXPECT_EQ(set.manifest().written_by, "needle " + std::string(Version()));
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     EXPECT_EQ(testing::Load<uint32_t>(ReadFile(set.AdjacencyPath(p)), 8), kShardFormatVersion);
   }

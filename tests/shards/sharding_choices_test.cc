@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/version.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/load_graph.h"
 #include "loaders/rmat.h"
@@ -599,9 +600,10 @@ TEST_F(ChoicesReuseTest, SmallerBudgetSetIsReusedForALargerOneWhenAsked) {
 // Default manifests are what they were.
 
 // The manifest as needle wrote it before symmetrize and interval costs existed: these keys, in
-// this order, built from the values of `m`.
+// this order, built from the values of `m` — with the line naming the needle that wrote it.
 std::string ManifestBeforeTheChoices(const testing::ParsedManifest& m) {
-  std::string body = "needle-shards " + std::to_string(kShardFormatVersion) + "\n";
+  std::string body = "needle-shards " + std::to_string(kShardFormatVersion) + "\n" +
+                     "written-by needle " + std::string(Version()) + "\n";
   for (const char* key :
        {"input-size", "input-mtime-ns", "input-ctime-ns", "input-content-hash", "input-path",
         "memory", "format", "weights", "vertices", "edges", "weighted", "intervals"}) {
@@ -709,10 +711,10 @@ TEST(ManifestChoicesTest, SerializeAndParseTheChoices) {
   EXPECT_FALSE(Manifest::Parse("m", with("symmetrize 1\n", "symmetrize 0\n")).choices.symmetrize);
   EXPECT_TRUE(
       testing::ThrowsError([&] { Manifest::Parse("m", with("symmetrize 1\n", "symmetrize 2\n")); },
-                           "m", testing::AtLine(10), "symmetrize"));
+                           "m", testing::AtLine(11), "symmetrize"));
   EXPECT_TRUE(testing::ThrowsError(
       [&] { Manifest::Parse("m", with("interval-costs 8 4 12\n", "interval-costs 8 4\n")); }, "m",
-      testing::AtLine(11), "interval-costs"));
+      testing::AtLine(12), "interval-costs"));
 
   const Manifest plain = OneIntervalManifest(5);
   const Manifest defaults = Manifest::Parse("m", plain.Serialize());
