@@ -54,6 +54,7 @@
 
 #include "base/error.h"
 #include "base/parallel.h"
+#include "engine/auto_mode.h"
 #include "engine/dynamic_shards.h"
 #include "engine/edge_value_files.h"
 #include "engine/engine_options.h"
@@ -96,24 +97,42 @@ class Engine {
     // the ordered schedule's heap, places and keys besides the sweeps' arrays (an interval
     // may take either: memory_plan.h counts the sweeps')
     const size_t key = kOrdered ? 2 * sizeof(uint32_t) + sizeof(PriorityOf<Program>) : 0;
-    const uint64_t dynamic_bytes =
-        options_.mode == ShardMode::kStatic
-            ? 0
-            : set.manifest().num_vertices * (1 + sizeof(EdgeValue)) + 2 * WriteBuffers::kBytes;
+    mode_ = options_.mode;
     threads_ = ThreadCount(options_.threads);
     route_ = UsesRoute(options_.gather, threads_);
-    auto plan = [&] {
+    auto plan = [&](bool dynamic) {
+      const uint64_t dynamic_bytes =
+          dynamic ? set.manifest().num_vertices * (1 + sizeof(EdgeValue)) + 2 * WriteBuffers::kBytes
+                  : 0;
       return PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                         sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory,
                         options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
                         route_ ? Router::RouteBytes(threads_) : 0);
     };
+    // auto: static where the dynamic shards' buffers do not fit, or would push the vertex
+    // values out of memory (their traffic every iteration outweighs what the sets save).
+    auto plan_mode = [&] {
+      if (mode_ != ShardMode::kAuto) return plan(mode_ != ShardMode::kStatic);
+      std::string why;
+      try {
+        MemoryPlan dynamic = plan(true);
+        if (dynamic.resident || !options_.values_in_memory) return dynamic;
+        MemoryPlan fixed = plan(false);
+        if (!fixed.resident) return dynamic;
+        why = "its buffers would push the vertex values out of --memory";
+      } catch (const std::invalid_argument&) {
+        why = "--memory cannot hold its buffers";
+      }
+      if (options_.log) options_.log("mode auto: static shards only, since " + why);
+      mode_ = ShardMode::kStatic;
+      return plan(false);
+    };
     try {
-      plan_ = plan();
+      plan_ = plan_mode();
     } catch (const std::invalid_argument&) {
       if (!route_ || options_.gather != GatherChoice::kAuto) throw;
       route_ = false;  // auto: scan rather than refuse a budget that holds everything else
-      plan_ = plan();
+      plan_ = plan_mode();
     }
     if (options_.log) options_.log(plan_.Describe());
     const EdgeValue identity = program_.identity();
@@ -124,7 +143,6 @@ class Engine {
     } else {
       transport_ = MakeStaticWindows(set, *shard_io_, *edges_);
     }
-    mode_ = options_.mode;
     if (mode_ != ShardMode::kStatic) {
       std::string why;
       if (plan_.transport == TransportChoice::kResident) {
@@ -142,6 +160,11 @@ class Engine {
       } else {
         flags_.assign(set.manifest().num_vertices, kPresent);
         delay_.resize(set.manifest().num_vertices);
+        if (mode_ == ShardMode::kAuto) {
+          for (const auto& entry : std::filesystem::directory_iterator(set.dir())) {
+            if (entry.is_regular_file()) static_set_bytes_ += entry.file_size();
+          }
+        }
       }
     }
     size_t largest = 0;
@@ -275,6 +298,36 @@ class Engine {
       stats_.shard_build_io.written[k] += now.written[k] - before.written[k];
     }
   }
+  // What the iteration that began at `before` measured, for auto_mode.h's cost model.
+  AutoInputs AutoInputsNow(const IoCounters& before, uint64_t previous_changed) const {
+    AutoInputs in;
+    const IoCounters& now = io_->counters();
+    for (size_t k = 0; k < now.read.size(); ++k) {
+      in.iteration_io.read[k] = now.read[k] - before.read[k] - stats_.shard_build_io.read[k];
+      in.iteration_io.written[k] =
+          now.written[k] - before.written[k] - stats_.shard_build_io.written[k];
+    }
+    in.edges_loaded = stats_.edges_loaded;
+    in.activity = stats_.edges_changed;
+    in.previous_activity = previous_changed;
+    in.num_edges = set_.manifest().num_edges;
+    in.full_static_bytes = full_static_bytes_;
+    in.static_set_bytes = static_set_bytes_;
+    in.edge_write_bytes = sizeof(VertexId) + sizeof(EdgeValue) + 2 +
+                          (Program::kUsesWeights && set_.manifest().weighted ? sizeof(float) : 0);
+    in.last_build_read = last_build_read_;
+    in.last_build_written = last_build_written_;
+    in.last_build_edges = last_build_edges_;
+    in.last_served = served_;
+    uint64_t sent = 0, again = 0;
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : sent, again)
+    for (uint64_t u = 0; u < flags_.size(); ++u) {
+      sent += (flags_[u] & kSent) != 0;
+      again += (flags_[u] & (kSent | kSentBefore)) == (kSent | kSentBefore);
+    }
+    in.overlap = sent > 0 ? static_cast<double>(again) / static_cast<double>(sent) : 0;
+    return in;
+  }
   // Reads `set` (the static shards, or dynamic_'s) from now on, its windows `carries`.
   void UseSet(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
               std::vector<uint8_t> carries);
@@ -342,18 +395,24 @@ class Engine {
   std::vector<std::byte> identity_;  // the bytes of program_.identity()
   // Dynamic shards: the mode, the set the transport reads (set_, or dynamic_'s), and per vertex
   // kPresent (its out-edges are in the dynamic shards), kSent (it sent on them since the last
-  // build: ads, or since the last shadow iteration: ods) and kDelayed (its scatter waits in
-  // delay_, combined with kAggregation).
+  // build: ads, or since the last shadow iteration: ods; auto on the static shards: in this
+  // iteration), kDelayed (its scatter waits in delay_, combined with kAggregation) and
+  // kSentBefore (auto on the static shards: it sent in the iteration before).
   ShardMode mode_ = ShardMode::kStatic;
   const ShardSet* cur_ = &set_;
   std::unique_ptr<DynamicSet> dynamic_;
-  static constexpr uint8_t kPresent = 1, kSent = 2, kDelayed = 4;
+  static constexpr uint8_t kPresent = 1, kSent = 2, kDelayed = 4, kSentBefore = 8;
   std::vector<uint8_t> flags_;
   std::vector<EdgeValue> delay_;
   uint64_t delayed_count_ = 0;  // vertices with kDelayed
   bool flush_ = false;          // a shadow iteration: first passes send the delayed scatters
   uint32_t builds_ = 0;
   uint64_t dynamic_disk_peak_ = 0;
+  // --mode auto (auto_mode.h): the static set's size, the most one static iteration moved,
+  // and the last build's I/O and edges.
+  uint64_t static_set_bytes_ = 0, full_static_bytes_ = 0;
+  uint64_t last_build_read_ = 0, last_build_written_ = 0, last_build_edges_ = 0;
+  uint32_t served_ = 0;  // regular iterations the current (or last) dynamic set served
   std::unique_ptr<Transport> transport_;
   int threads_ = 1;
   bool buffers_registered_ = false;
@@ -950,6 +1009,10 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   dynamic_ = std::move(next);
   UseSet(*dynamic_->set, *dynamic_->io, *dynamic_->edges, std::move(moved));
   AddBuildIo(before);
+  const IoCounters& now = io_->counters();
+  last_build_read_ = now.TotalRead() - before.TotalRead();
+  last_build_written_ = now.TotalWritten() - before.TotalWritten();
+  last_build_edges_ = dynamic_->set->manifest().num_edges;
 }
 
 template <GasProgram Program>
@@ -1114,14 +1177,18 @@ RunSummary Engine<Program>::Run() {
     return std::none_of(pending_.begin(), pending_.end(), [](uint8_t b) { return b != 0; });
   };
   bool shadow_next = false, shadowed = false;
+  const bool auto_mode = mode_ == ShardMode::kAuto;
+  uint64_t previous_changed = 0;
   uint32_t iteration = 0;
   for (; iteration < options_.max_iterations; ++iteration) {
+    bool final_flush = false;
     if (idle()) {
       if (delayed_count_ == 0) {
         summary.converged = true;
         break;
       }
       shadow_next = true;  // a final shadow iteration flushes the delay buffer
+      final_flush = true;
     }
     const auto t = Clock::now();
     const IoCounters before = io_->counters();
@@ -1135,6 +1202,15 @@ RunSummary Engine<Program>::Run() {
         for (uint8_t& f : flags_) f = static_cast<uint8_t>(f & ~kSent);
       }
       BeginShadow();
+    } else if (auto_mode && !dynamic_) {
+      // auto on the static shards: this iteration's senders would make the next set; the
+      // last iteration's are kept to measure the overlap (auto_mode.h).
+#pragma omp parallel for num_threads(threads_) schedule(static)
+      for (uint64_t u = 0; u < flags_.size(); ++u) {
+        const uint8_t f = flags_[u];
+        flags_[u] = static_cast<uint8_t>((f & ~(kSent | kSentBefore)) |
+                                         ((f & kSent) != 0 ? kSentBefore : 0));
+      }
     }
     for (uint32_t p = 0; p < n; ++p) {
       if (pending_[p]) {
@@ -1152,25 +1228,61 @@ RunSummary Engine<Program>::Run() {
     }
     if (mode_ != ShardMode::kStatic) {
       stats_.shadow = shadow;
-      if (dynamic_) stats_.dynamic_edges = stats_.edges_loaded;
+      if (dynamic_) {
+        stats_.dynamic_edges = stats_.edges_loaded;
+        ++served_;
+      }
       if (shadow) {
         shadowed = true;
         ++summary.shadow_iterations;
       }
       // ads: a new set after every iteration, of the edges that carried messages in it; ods:
-      // after shadow iterations only, of those that carried one since the last.
-      if (!idle() && (shadow || (mode_ == ShardMode::kAds && dynamic_))) {
+      // after shadow iterations only, of those that carried one since the last; auto: after
+      // an iteration on the static shards (not the final flush) when the cost model says it
+      // pays.
+      bool build = false;
+      if (auto_mode && !dynamic_) {
+        const uint64_t moved = (io_->counters().TotalRead() - before.TotalRead()) +
+                               (io_->counters().TotalWritten() - before.TotalWritten()) -
+                               stats_.shard_build_io.TotalRead() -
+                               stats_.shard_build_io.TotalWritten();
+        full_static_bytes_ = std::max(full_static_bytes_, moved);
+        if (!idle() && !final_flush) {
+          AutoInputs inputs = AutoInputsNow(before, previous_changed);
+          inputs.iteration = iteration;
+          const BuildEstimate estimate = EstimateBuild(inputs);
+          build = options_.auto_decides ? options_.auto_decides(estimate, iteration)
+                                        : estimate.Pays();
+          if (build && options_.log) {
+            options_.log("mode auto: dynamic shards after iteration " +
+                         std::to_string(iteration) + ": " + estimate.Describe());
+          }
+        }
+        if (!build && shadow) {
+          // Staying on the static shards: every vertex has all its out-edges again.
+          for (uint8_t& f : flags_) f = static_cast<uint8_t>((f & ~kDelayed) | kPresent);
+        }
+      } else if (!auto_mode) {
+        build = !idle() && (shadow || (mode_ == ShardMode::kAds && dynamic_));
+      }
+      if (build) {
         BuildDynamic(kSent);
         ++summary.dynamic_builds;
+        served_ = 0;
       }
       stats_.delayed_vertices = delayed_count_;
       stats_.dynamic_disk_bytes = dynamic_ ? dynamic_->disk_bytes : 0;
       summary.delayed += stats_.delayed;
       summary.delayed_max = std::max(summary.delayed_max, delayed_count_);
       const uint64_t width = sizeof(VertexId) + sizeof(EdgeValue);
-      shadow_next = !shadowed ? static_cast<double>(stats_.edges_changed) <
-                                    options_.shadow_below * static_cast<double>(summary.num_edges)
-                              : delayed_count_ * width > options_.delay_buffer_bytes;
+      if (auto_mode) {
+        shadow_next = dynamic_ && delayed_count_ * width > options_.delay_buffer_bytes;
+      } else {
+        shadow_next = !shadowed ? static_cast<double>(stats_.edges_changed) <
+                                      options_.shadow_below *
+                                          static_cast<double>(summary.num_edges)
+                                : delayed_count_ * width > options_.delay_buffer_bytes;
+      }
     }
     stats_.seconds = Since(t);
     IoCounters delta = io_->counters();
@@ -1184,6 +1296,7 @@ RunSummary Engine<Program>::Run() {
     summary.write_back_seconds += stats_.write_back_seconds;
     summary.edges_loaded += stats_.edges_loaded;
     summary.edges_changed += stats_.edges_changed;
+    previous_changed = stats_.edges_changed;
     summary.edges_used += stats_.edges_used;
     summary.inner_passes += stats_.inner_passes;
     summary.intervals_ordered += stats_.intervals_ordered;

@@ -53,15 +53,18 @@ std::string_view ShardModeName(ShardMode mode) {
       return "ads";
     case ShardMode::kOds:
       return "ods";
+    case ShardMode::kAuto:
+      return "auto";
   }
   return "?";
 }
 
 ShardMode ParseShardMode(std::string_view name) {
-  for (ShardMode m : {ShardMode::kStatic, ShardMode::kAds, ShardMode::kOds}) {
+  for (ShardMode m : {ShardMode::kStatic, ShardMode::kAds, ShardMode::kOds, ShardMode::kAuto}) {
     if (name == ShardModeName(m)) return m;
   }
-  throw std::invalid_argument("must be static, ads or ods, not '" + std::string(name) + "'");
+  throw std::invalid_argument("must be static, ads, ods or auto, not '" + std::string(name) +
+                              "'");
 }
 
 }  // namespace needle

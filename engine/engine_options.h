@@ -11,6 +11,7 @@
 
 namespace needle {
 
+struct BuildEstimate;
 struct IterationStats;
 struct RunSummary;
 
@@ -31,8 +32,9 @@ enum class ShardMode {
   kStatic,  // every iteration reads the static shards
   kAds,     // dynamic shards rebuilt after every iteration from the edges that carried messages
   kOds,     // dynamic shards rebuilt only in shadow iterations
+  kAuto,    // ods, building only when the I/O cost model says it pays (auto_mode.h)
 };
-std::string_view ShardModeName(ShardMode mode);  // "static", "ads", "ods"
+std::string_view ShardModeName(ShardMode mode);  // "static", "ads", "ods", "auto"
 ShardMode ParseShardMode(std::string_view name);  // throws std::invalid_argument
 
 // How a dense pass gathers with several threads (--gather; engine/routed_gather.h): kScan has
@@ -82,6 +84,9 @@ struct EngineOptions {
   ShardMode mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer_bytes = kDefaultDelayBufferBytes;
+  // auto: replaces the cost model's verdict on building dynamic shards after `iteration`
+  // (tests force builds with it); empty: BuildEstimate::Pays().
+  std::function<bool(const BuildEstimate&, uint32_t iteration)> auto_decides;
   // Called after every iteration and once at the end; either may be empty.
   std::function<void(const IterationStats&)> on_iteration;
   std::function<void(const RunSummary&)> on_finish;

@@ -40,7 +40,7 @@ namespace fs = std::filesystem;
 namespace pt = boost::property_tree;
 
 struct CompareConfig {
-  std::string app, input, modes = "static,ads,ods";
+  std::string app, input, modes = "static,ads,ods,auto";
   std::string json, csv, plot;
   bool direct = false;
   // Passed to every `needle run` as given (it checks them).
@@ -129,8 +129,8 @@ int RunCompare(const std::vector<std::string>& args) {
   add("app", po::value(&c.app)->required(), ("the app: " + AppNames()).c_str());
   add("input", po::value(&c.input)->required(), "graph file or shard set directory");
   add("modes", po::value(&c.modes)->default_value(c.modes),
-      "the shard modes to run, comma-separated: static, ads, ods (static first: the others are "
-      "compared with it)");
+      "the shard modes to run, comma-separated: static, ads, ods, auto (static first: the "
+      "others are compared with it)");
   add("direct", po::bool_switch(&c.direct),
       "O_DIRECT for every run (cold); else the shard set is dropped from the page cache "
       "before each run");
@@ -149,7 +149,7 @@ int RunCompare(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("app", 1).add("input", 1);
   const std::string usage =
-      "needle compare APP GRAPH|SHARDDIR [--modes static,ads,ods] [--memory 1G] [--direct]\n"
+      "needle compare APP GRAPH|SHARDDIR [--modes static,ads,ods,auto] [--memory 1G] [--direct]\n"
       "                [--csv F] [--json F] [--plot F.svg]\n"
       "Runs APP once per mode on the same shard set (--transport static), checks that the\n"
       "answers agree (cc, mssp: identical; pagerank: within 10 x its tolerance) and prints\n"

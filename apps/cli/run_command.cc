@@ -129,8 +129,10 @@ int RunRun(const std::vector<std::string>& args) {
       "vertices per vertex of the interval per turn, in priority order; 0: one pass per turn)");
   add("mode", po::value(&c.mode)->default_value("static"),
       "which edges an iteration reads: static (all of them), ads (dynamic shards rebuilt after "
-      "every iteration from the edges that carried messages) or ods (dynamic shards rebuilt "
-      "only in shadow iterations); the dynamic modes apply to the static transport");
+      "every iteration from the edges that carried messages), ods (dynamic shards rebuilt "
+      "only in shadow iterations) or auto (ods, building dynamic shards only when the I/O "
+      "cost model, fed with what the run measured, says it pays); the dynamic modes apply to "
+      "the static transport");
   add("shadow-below",
       po::value(&c.shadow_below)->default_value(Real{kDefaultShadowBelow}, "0.3"),
       "ads, ods: the first shadow iteration (and dynamic shards) come once fewer than this "

@@ -54,6 +54,9 @@ inline ShardSet ShardInto(const std::string& input, const std::string& dir, uint
 // kAds, kOds: dynamic shards (static windows, inner passes), with thresholds that force a
 // shadow iteration right after the first iteration and again whenever a vertex waits in the
 // delay buffer (ads) or more than four do (ods).
+// kAuto: its cost model overruled: dynamic shards built after every other iteration read
+// from the static shards (odd ones), so that runs both build and stay static after shadow
+// iterations; a shadow iteration when more than four vertices wait.
 enum class Mode {
   kStaticSync,
   kStaticAsync,
@@ -61,7 +64,8 @@ enum class Mode {
   kResidentAsync,
   kStaticStreamed,
   kAds,
-  kOds
+  kOds,
+  kAuto
 };
 inline std::string ModeName(Mode m) {
   switch (m) {
@@ -79,6 +83,8 @@ inline std::string ModeName(Mode m) {
       return "ads";
     case Mode::kOds:
       return "ods";
+    case Mode::kAuto:
+      return "auto";
   }
   return "?";
 }
@@ -87,11 +93,11 @@ inline TransportChoice TransportOf(Mode m) {
                                                                : TransportChoice::kStatic;
 }
 inline bool IsAsync(Mode m) { return m != Mode::kStaticSync && m != Mode::kResidentSync; }
-inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds; }
+inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds || m == Mode::kAuto; }
 inline constexpr Mode kAllModes[] = {Mode::kStaticSync,    Mode::kStaticAsync,
                                      Mode::kResidentSync,  Mode::kResidentAsync,
                                      Mode::kStaticStreamed, Mode::kAds,
-                                     Mode::kOds};
+                                     Mode::kOds,           Mode::kAuto};
 
 struct EngineRun {
   IoKind io = IoKind::kPread;
@@ -105,12 +111,16 @@ struct EngineRun {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
     stream = m == Mode::kStaticStreamed;
-    shard_mode = m == Mode::kAds ? ShardMode::kAds
-                 : m == Mode::kOds ? ShardMode::kOds
-                                   : ShardMode::kStatic;
+    shard_mode = m == Mode::kAds    ? ShardMode::kAds
+                 : m == Mode::kOds  ? ShardMode::kOds
+                 : m == Mode::kAuto ? ShardMode::kAuto
+                                    : ShardMode::kStatic;
     if (IsDynamic(m)) {
       shadow_below = 2.0;  // every share is below: the first shadow iteration comes second
       delay_buffer = m == Mode::kAds ? 0 : 4 * 16;
+    }
+    if (m == Mode::kAuto) {
+      auto_decides = [](const BuildEstimate&, uint32_t iteration) { return iteration % 2 == 1; };
     }
   }
   uint64_t memory = 256 * kMiB;
@@ -119,6 +129,7 @@ struct EngineRun {
   unsigned direct_alignment = 0;  // IoOptions::direct_alignment: 0 is the file system's
   bool values_in_memory = true;
   int threads = 0;  // 0: OpenMP's default (OMP_NUM_THREADS: 1, 2 or 8 in the suite)
+  std::function<bool(const BuildEstimate&, uint32_t)> auto_decides;
   GatherChoice gather = GatherChoice::kAuto;
 };
 
@@ -140,6 +151,7 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.shadow_below = run.shadow_below;
   options.delay_buffer_bytes = run.delay_buffer;
   options.threads = run.threads;
+  options.auto_decides = run.auto_decides;
   options.gather = run.gather;
   if (stats != nullptr)
     options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };

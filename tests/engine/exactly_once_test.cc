@@ -129,6 +129,7 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     if (IsDynamic(mode)) {
       shadow_total_ += summary.shadow_iterations;
       delayed_total_ += summary.delayed;
+      if (mode == Mode::kAuto) auto_builds_ += summary.dynamic_builds;
     }
 
     const Csr g = LoadCsr(input);
@@ -170,6 +171,7 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
   uint32_t streamed_total_ = 0;
   uint64_t shadow_total_ = 0;   // shadow iterations of the dynamic modes, over all checks
   uint64_t delayed_total_ = 0;  // scatters they delayed
+  uint64_t auto_builds_ = 0;    // dynamic shard sets mode auto built
   uint64_t run_memory_ = 0;  // the runs' budget (0: EngineRun's)
   uint32_t cleared_total_ = 0;
   uint64_t inner_total_ = 0;  // inner passes over all checks (asynchronous modes)
@@ -265,6 +267,7 @@ TEST_P(ExactlyOnceTest, Rmat) {
   if (std::get<0>(GetParam()) > 1) {  // one interval with inner passes is done in two
     EXPECT_GT(shadow_total_, 0u) << "no shadow iteration: dynamic shards went untested";
     EXPECT_GT(delayed_total_, 0u) << "no scatter was delayed: the delay buffer went untested";
+    EXPECT_GT(auto_builds_, 0u) << "mode auto built nothing: its dynamic shards went untested";
   }
 }
 

@@ -3,6 +3,7 @@
 // against the serial oracles, independently of the engine tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "apps/oracles/oracles.h"
+#include "base/version.h"
 #include "engine_test_util.h"
 #include "run_cli_fixture.h"
 
@@ -48,7 +50,7 @@ TEST_F(RunCliTest, PageRankWritesValuesStatsAndTop) {
       EXPECT_NE(line.find("\"iteration\":" + std::to_string(iterations)), std::string::npos);
       for (const char* key :
            {"io_wait_seconds", "compute_seconds", "write_back_seconds", "bytes_read",
-            "bytes_written", "edges_loaded", "edges_changed", "active_vertices"}) {
+            "bytes_written", "edges_loaded", "edges_used", "edges_changed", "active_vertices"}) {
         EXPECT_NE(line.find(key), std::string::npos) << key << " missing in " << line;
       }
       ++iterations;
@@ -57,11 +59,22 @@ TEST_F(RunCliTest, PageRankWritesValuesStatsAndTop) {
       EXPECT_NE(line.find("\"converged\":true"), std::string::npos) << line;
       EXPECT_NE(line.find("\"iterations\":" + std::to_string(iterations)), std::string::npos);
       EXPECT_NE(line.find("\"peak_rss_bytes\""), std::string::npos);
+      EXPECT_NE(line.find("\"version\":\"" + std::string(Version()) + "\""), std::string::npos)
+          << line;
       ++summaries;
     }
   }
   EXPECT_GT(iterations, 1);
   EXPECT_EQ(summaries, 1);
+}
+
+TEST_F(RunCliTest, VersionIsPrinted) {
+  for (const char* flag : {"--version", "version"}) {
+    const Result r = Needle(flag);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "needle " + std::string(Version()) + "\n");
+  }
+  EXPECT_EQ(std::count(Version().begin(), Version().end(), '.'), 2) << Version();
 }
 
 TEST_F(RunCliTest, ComponentsAndShortestPathsMatchOracles) {
@@ -139,7 +152,7 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
                    ShellQuote(Path("g.sym.shards")))
                 .status,
             0);
-  for (const std::string mode : {"ads", "ods"}) {
+  for (const std::string mode : {"ads", "ods", "auto"}) {
     SCOPED_TRACE(mode);
     const std::string stats = Path("s-" + mode + ".jsonl");
     // --shadow-below 1: the first shadow iteration comes as soon as an iteration leaves an
@@ -164,9 +177,21 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("mode ods not used: the shard set is held in memory"), std::string::npos)
       << r.out;
+  // auto where the budget holds the static run but not the dynamic shards' buffers: static,
+  // saying why (ods is refused with the figure it needs).
+  r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) +
+             " --transport static --mode auto --memory 27M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("mode auto: static shards only, since --memory cannot hold its buffers"),
+            std::string::npos)
+      << r.out;
+  r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) +
+             " --transport static --mode ods --memory 27M");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("give --memory"), std::string::npos) << r.err;
   r = Needle("run cc " + ShellQuote(input) + " --mode dynamic");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--mode must be static, ads or ods"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--mode must be static, ads, ods or auto"), std::string::npos) << r.err;
   r = Needle("run cc " + ShellQuote(input) + " --mode ods --shadow-below 1.5");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--shadow-below must lie between 0 and 1"), std::string::npos) << r.err;
@@ -216,9 +241,9 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
        at = picture.find("<polyline", at + 1)) {
     ++lines;
   }
-  EXPECT_EQ(lines, 6u);  // bytes and seconds for static, ads and ods
+  EXPECT_EQ(lines, 8u);  // bytes and seconds for static, ads, ods and auto
   EXPECT_NE(picture.find("<circle"), std::string::npos);  // the shadow iterations
-  for (const char* mode : {">static<", ">ads<", ">ods<", ">shadow<"}) {
+  for (const char* mode : {">static<", ">ads<", ">ods<", ">auto<", ">shadow<"}) {
     EXPECT_NE(picture.find(mode), std::string::npos) << mode;
   }
   r = Needle("compare cc " + ShellQuote(input) + " --csv - --plot -");

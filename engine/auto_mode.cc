@@ -1,0 +1,70 @@
+#include "engine/auto_mode.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace needle {
+namespace {
+
+// Traffic that grows with the edges an iteration loads.
+bool EdgeKind(size_t kind) {
+  switch (static_cast<FileKind>(kind)) {
+    case FileKind::kAdjacency:
+    case FileKind::kValues:
+    case FileKind::kDynamic:
+    case FileKind::kScatterIndex:
+    case FileKind::kWeights:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+BuildEstimate EstimateBuild(const AutoInputs& in) {
+  BuildEstimate e;
+  double edge_traffic = 0, fixed_traffic = 0;
+  for (size_t k = 0; k < in.iteration_io.read.size(); ++k) {
+    const double bytes = static_cast<double>(in.iteration_io.read[k] + in.iteration_io.written[k]);
+    (EdgeKind(k) ? edge_traffic : fixed_traffic) += bytes;
+  }
+  e.static_bytes = edge_traffic + fixed_traffic;
+  const double kept = static_cast<double>(in.activity);
+  const double per_edge = in.edges_loaded > 0 ? edge_traffic / static_cast<double>(in.edges_loaded) : 0;
+  e.dynamic_bytes = fixed_traffic + per_edge * kept;
+  if (in.last_build_edges > 0) {
+    e.build_bytes = static_cast<double>(in.last_build_read) +
+                    static_cast<double>(in.last_build_written) * kept /
+                        static_cast<double>(in.last_build_edges);
+  } else {
+    e.build_bytes = static_cast<double>(in.static_set_bytes) +
+                    kept * static_cast<double>(in.edge_write_bytes);
+  }
+  e.flush_bytes = static_cast<double>(in.full_static_bytes);
+  const double floor = std::max(1.0, static_cast<double>(in.num_edges) / 1000);
+  if (kept > floor && in.activity < in.previous_activity) {
+    const double decay = kept / static_cast<double>(in.previous_activity);
+    e.iterations = std::log(kept / floor) / -std::log(decay);
+  }
+  if (in.last_build_edges > 0) {
+    e.iterations = std::min(e.iterations, double{in.last_served});
+  } else {
+    const double w = std::clamp(in.overlap, 0.0, 0.999);
+    e.iterations = std::min(e.iterations, w / (1 - w));
+  }
+  e.iterations = std::min(e.iterations, double{in.iteration} + 1);
+  return e;
+}
+
+std::string BuildEstimate::Describe() const {
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%.1f iterations x (%.1f - %.1f) MB saved against %.1f MB build + %.1f MB flush",
+                iterations, static_bytes / 1e6, dynamic_bytes / 1e6, build_bytes / 1e6,
+                flush_bytes / 1e6);
+  return text;
+}
+
+}  // namespace needle
