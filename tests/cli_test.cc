@@ -86,13 +86,13 @@ TEST_F(CliTest, Help) {
   Result generate = Needle("generate --help");
   EXPECT_EQ(generate.status, 0) << generate.err;
   for (const char* option :
-       {"--scale", "--edge-factor", "--seed", "--weighted", "--sorted", "--output"}) {
+       {"--scale", "--edge-factor", "--seed", "--weighted", "--sorted", "-o [ --out ]"}) {
     EXPECT_NE(generate.out.find(option), std::string::npos) << generate.out;
   }
   Result convert = Needle("convert --help");
   EXPECT_EQ(convert.status, 0) << convert.err;
   for (const char* option : {"--transpose", "--symmetrize", "--drop-self-loops",
-                             "--drop-duplicates", "--format", "--output"}) {
+                             "--drop-duplicates", "--format", "-o [ --out ]"}) {
     EXPECT_NE(convert.out.find(option), std::string::npos) << convert.out;
   }
   Result info = Needle("info --help");
@@ -126,6 +126,61 @@ TEST_F(CliTest, UsageErrorsAreNonZero) {
   Result unknown_kind = Needle("generate kronecker --scale 4 -o " + ShellQuote(x));
   EXPECT_NE(unknown_kind.status, 0);
   EXPECT_NE(unknown_kind.err.find("kronecker"), std::string::npos) << unknown_kind.err;
+  // A positional argument left out is named as typed, with the usage.
+  Result no_kind = Needle("generate --scale 10 -o " + ShellQuote(x));
+  EXPECT_EQ(no_kind.status, 2);
+  EXPECT_NE(no_kind.err.find("missing KIND (argument 1): usage: needle generate rmat"),
+            std::string::npos)
+      << no_kind.err;
+  EXPECT_EQ(no_kind.err.find("--kind"), std::string::npos) << no_kind.err;
+  Result no_input = Needle("convert -o " + ShellQuote(x));
+  EXPECT_NE(no_input.err.find("missing INPUT (argument 1)"), std::string::npos) << no_input.err;
+  EXPECT_NE(no_output.err.find("no output: give -o OUT"), std::string::npos) << no_output.err;
+}
+
+TEST_F(CliTest, EveryCommandWritesWithOAndOut) {
+  // -o and --out on every command that writes (--output kept for generate and convert).
+  for (const char* flag : {"-o", "--out", "--output"}) {
+    SCOPED_TRACE(flag);
+    const std::string g = File(std::string("g") + flag + ".el");
+    Result r = Needle(std::string("generate rmat --scale 4 ") + flag + " " + ShellQuote(g));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string csr = File(std::string("g") + flag + ".csr");
+    r = Needle("convert " + ShellQuote(g) + " " + flag + " " + ShellQuote(csr));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(csr));
+  }
+  const std::string g = File("g-o.el");
+  for (const char* flag : {"-o", "--out"}) {
+    SCOPED_TRACE(flag);
+    const std::string set = File(std::string("s") + flag);
+    Result r = Needle("shard " + ShellQuote(g) + " --memory 64M " + flag + " " + ShellQuote(set));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(set + "/manifest"));
+    const std::string ranks = File(std::string("r") + flag + ".tsv");
+    r = Needle("run pagerank " + ShellQuote(set) + " --memory 64M " + flag + " " +
+               ShellQuote(ranks));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(ranks));
+  }
+  // --direct and --buffered on both shard and run, one or the other.
+  for (const char* command : {"shard", "run pagerank"}) {
+    SCOPED_TRACE(command);
+    for (const char* io : {"--direct", "--buffered"}) {
+      Result r = Needle(std::string(command) + " " + ShellQuote(g) + " --memory 64M --force " +
+                        io + " -o " + ShellQuote(File("io-out")));
+      if (std::string(command) == "run pagerank") {
+        r = Needle(std::string(command) + " " + ShellQuote(File("s-o")) + " --memory 64M " +
+                   io + " -o " + ShellQuote(File("io.tsv")));
+      }
+      EXPECT_EQ(r.status, 0) << io << ": " << r.err;
+    }
+    Result both = Needle(std::string(command) + " " + ShellQuote(File("s-o")) +
+                         " --memory 64M --direct --buffered");
+    EXPECT_EQ(both.status, 2);
+    EXPECT_NE(both.err.find("--direct and --buffered exclude each other"), std::string::npos)
+        << both.err;
+  }
 }
 
 // `needle info` on every hand-drawn file of the same graph prints the same numbers.

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -164,6 +165,18 @@ std::optional<po::variables_map> ParseCommandLine(
       return std::nullopt;
     }
     po::notify(vm);
+  } catch (const po::required_option& e) {
+    // A positional argument left out: name it as the user types it, not as '--name'.
+    std::string name = e.get_option_name();
+    name.erase(0, name.find_first_not_of('-'));
+    for (unsigned i = 0; i < 4 && i < positional.max_total_count(); ++i) {
+      if (positional.name_for_position(i) != name) continue;
+      std::string upper = name;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      throw UsageError("missing " + upper + " (argument " + std::to_string(i + 1) +
+                       "): usage: " + usage.substr(0, usage.find('\n')));
+    }
+    throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }

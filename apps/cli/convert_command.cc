@@ -24,9 +24,10 @@ int RunConvert(const std::vector<std::string>& args) {
   po::options_description options("convert options");
   auto add = options.add_options();
   add("input", po::value(&input)->required(), "graph file");
-  add("output,o", po::value(&out)->required(),
+  add("out,o", po::value(&out),
       "output: .csr (binary) or a text edge list; a device, FIFO or - (stdout) is written "
       "directly");
+  add("output", po::value(&out), "the same as --out");
   add("transpose", po::bool_switch(&load.csr.transpose), "reverse every edge");
   add("symmetrize", po::bool_switch(&load.csr.symmetrize), "add the reverse of every edge");
   add("drop-self-loops", po::bool_switch(&drop_loops), "remove edges (v, v)");
@@ -38,6 +39,7 @@ int RunConvert(const std::vector<std::string>& args) {
   if (!ParseCommandLine(args, "needle convert GRAPH -o OUT.csr [options]", options, positional)) {
     return 0;
   }
+  if (out.empty()) throw UsageError("no output: give -o OUT (OUT.csr, a text file, or -)");
   load.read = ToReadOptions(input_options);
   load.csr.threads = load.read.threads;
   if (drop_loops) load.csr.self_loops = SelfLoopPolicy::kDrop;

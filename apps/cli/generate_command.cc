@@ -33,9 +33,10 @@ int RunGenerate(const std::vector<std::string>& args) {
       "write edges sorted by source (default: generation order)");
   add("threads", po::value(&threads)->default_value(Whole<uint32_t>{0}, "0"),
       "worker threads (0: OpenMP default)");
-  add("output,o", po::value(&out)->required(),
+  add("out,o", po::value(&out),
       "output file: .csr for needle's binary CSR, anything else for a text edge list; a device, "
       "FIFO or - (stdout) is written directly");
+  add("output", po::value(&out), "the same as --out");
   po::positional_options_description positional;
   positional.add("kind", 1);
   if (!ParseCommandLine(args,
@@ -45,6 +46,7 @@ int RunGenerate(const std::vector<std::string>& args) {
     return 0;
   }
   if (kind != "rmat") throw UsageError("unknown generator '" + kind + "' (expected rmat)");
+  if (out.empty()) throw UsageError("no output: give -o OUT (OUT.csr, a text file, or -)");
   if (scale.value < 1 || scale.value > 31) throw UsageError("--scale must be from 1 to 31");
   if (edge_factor.value < 1 || edge_factor.value > 1u << 20) {
     throw UsageError("--edge-factor must be from 1 to 1048576");

@@ -109,7 +109,10 @@ int RunRun(const std::vector<std::string>& args) {
   add("memory", po::value(&c.memory)->default_value(MemorySize{uint64_t{1} << 30}, "1G"),
       "memory budget for sharding and for the run (e.g. 512M, 4G)");
   add("io", po::value(&io)->default_value("auto"), "I/O backend: auto, uring, pread");
-  add("direct", po::bool_switch(&c.direct), "read and write shard files with O_DIRECT");
+  add("direct", po::bool_switch(&c.direct),
+      "read and write the shard and message files with O_DIRECT (cold-cache runs)");
+  add("buffered", po::bool_switch(&c.buffered),
+      "read and write them through the page cache (the default)");
   add("transport", po::value(&c.transport)->default_value("auto"),
       "how messages move: resident (the shard set is read once and the run stays in memory), "
       "static (every iteration reads the shards and writes messages to disk), or auto: "
@@ -142,7 +145,7 @@ int RunRun(const std::vector<std::string>& args) {
           ->default_value(MemorySize{kDefaultDelayBufferBytes}, "100000"),
       "ads, ods: a shadow iteration comes when the delay buffer holds more than this many "
       "bytes (4 bytes and a message per delayed vertex)");
-  add("out", po::value(&c.out),
+  add("out,o", po::value(&c.out),
       "write one line per vertex: id<TAB>value (FILE, a device or FIFO, or - for stdout)");
   add("stats", po::value(&c.stats), "write per-iteration statistics as JSON lines");
   add("top", po::value(&c.top)->default_value(Whole<uint32_t>{0}, "0"),
@@ -208,6 +211,7 @@ int RunRun(const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--io: ") + e.what());
   }
+  if (c.direct && c.buffered) throw UsageError("--direct and --buffered exclude each other");
   engine.io.direct = c.direct;
   try {
     engine.transport = ParseTransport(c.transport);

@@ -24,6 +24,7 @@ struct RunConfig {
   bool direct = false;
   std::string transport = "auto";
   std::string gather = "auto";
+  bool buffered = false;
   Whole<uint32_t> inner_passes{kDefaultInnerPasses};
   std::string mode = "static";  // --mode: static, ads, ods (EngineOptions::mode)
   Real shadow_below{kDefaultShadowBelow};

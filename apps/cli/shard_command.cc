@@ -24,7 +24,7 @@ int RunShard(const std::vector<std::string>& args) {
   add("input", po::value(&input)->required(), "graph file");
   add("memory", po::value(&memory)->default_value(MemorySize{uint64_t{1} << 30}, "1G"),
       "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder");
-  add("out", po::value(&shard.out_dir),
+  add("out,o", po::value(&shard.out_dir),
       "shard set directory (default: GRAPH.shards; GRAPH.sym.shards with --symmetrize)");
   add("symmetrize", po::bool_switch(&shard.symmetrize),
       "shard every edge u->v also as v->u (a self-loop once), e.g. for connected components");
@@ -35,14 +35,16 @@ int RunShard(const std::vector<std::string>& args) {
   add("force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
   add("io", po::value(&io)->default_value("auto"),
       "I/O backend for the shard files: auto, uring, pread");
-  bool buffered = false;
+  bool buffered = false, direct = false;
+  add("direct", po::bool_switch(&direct),
+      "write the shard files with O_DIRECT where the file system allows (the default)");
   add("buffered", po::bool_switch(&buffered),
-      "write the shard files through the page cache (default: O_DIRECT where allowed)");
+      "write the shard files through the page cache instead");
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;
   positional.add("input", 1);
   if (!ParseCommandLine(args,
-                        "needle shard GRAPH [--memory 1G] [--out DIR] [--symmetrize] [options]",
+                        "needle shard GRAPH [--memory 1G] [-o|--out DIR] [--symmetrize] [options]",
                         options, positional)) {
     return 0;
   }
@@ -53,6 +55,7 @@ int RunShard(const std::vector<std::string>& args) {
                      std::to_string(kMaxIntervals) + ", not " + std::to_string(intervals));
   }
   shard.intervals = static_cast<uint32_t>(intervals);
+  if (direct && buffered) throw UsageError("--direct and --buffered exclude each other");
   shard.io.direct = !buffered;
   try {
     shard.io.kind = ParseIoKind(io);
