@@ -133,7 +133,10 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
   // The program's widths (WidthsOf<ShortestPaths<slots>>); a weighted set's weights are
   // charged by the planner.
   needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots, 4});
-  if (!needs.costs.is_default()) needs.dir = c.input + ".mssp-" + std::to_string(slots) + ".shards";
+  if (!needs.costs.is_default()) {
+    needs.dir = c.input + (c.symmetrize ? ".sym" : "") + ".mssp-" + std::to_string(slots) +
+                ".shards";
+  }
   return needs;
 }
 

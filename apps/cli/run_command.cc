@@ -34,8 +34,15 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
     ShardSet set = ShardSet::Open(c.input, !c.skip_verify);
     if (symmetrize && !set.manifest().choices.symmetrize) {
       throw std::invalid_argument(c.input + " is not symmetrized; " + c.app +
+                                  (c.symmetrize ? " --symmetrize" : "") +
                                   " follows edges both ways: shard with 'needle shard GRAPH "
                                   "--symmetrize' or give the graph file");
+    }
+    if (!symmetrize && set.manifest().choices.symmetrize) {
+      std::fprintf(c.say,
+                   "note: %s is symmetrized: %s follows every edge both ways, as on an "
+                   "undirected graph\n",
+                   c.input.c_str(), c.app.c_str());
     }
     return set;
   }
@@ -157,6 +164,9 @@ int RunRun(const std::vector<std::string>& args) {
   add("sources", po::value(&c.sources), "mssp: comma-separated source ids (at most 32)");
   add("num-sources", po::value(&c.num_sources)->default_value(Whole<uint32_t>{0}, "0"),
       "mssp: K sources spread evenly over the ids (i * V / K), when --sources is not given");
+  add("symmetrize", po::bool_switch(&c.symmetrize),
+      "follow every edge both ways (an undirected graph listed once per edge, e.g. a road "
+      "network for mssp): the run shards GRAPH.sym.shards (cc always does)");
   add("intervals", po::value(&c.intervals)->default_value(Whole<uint32_t>{0}, "0"),
       "when it shards GRAPH: cut into this many intervals (GraphChi's nshards; 0: the fewest "
       "that fit --memory); refused if they do not fit, or for a shard set directory");
@@ -241,7 +251,8 @@ int RunRun(const std::vector<std::string>& args) {
     std::fflush(say);
   };
   const ShardSet set =
-      OpenOrShard(c, engine.memory_bytes, app->symmetrize, needs.costs, needs.dir, engine.io);
+      OpenOrShard(c, engine.memory_bytes, app->symmetrize || c.symmetrize, needs.costs,
+                  needs.dir, engine.io);
   return app->run(c, set, engine, outputs);
 }
 

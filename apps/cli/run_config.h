@@ -25,6 +25,7 @@ struct RunConfig {
   std::string transport = "auto";
   std::string gather = "auto";
   bool buffered = false;
+  bool symmetrize = false;  // every edge both ways, whatever the app
   Whole<uint32_t> inner_passes{kDefaultInnerPasses};
   std::string mode = "static";  // --mode: static, ads, ods (EngineOptions::mode)
   Real shadow_below{kDefaultShadowBelow};

@@ -77,6 +77,36 @@ TEST_F(RunCliTest, VersionIsPrinted) {
   EXPECT_EQ(std::count(Version().begin(), Version().end(), '.'), 2) << Version();
 }
 
+TEST_F(RunCliTest, SymmetrizeFollowsEveryEdgeBothWaysForEveryApp) {
+  // A path 0 -> 1 -> 2 listed once per edge: from source 2, nothing is reachable directed;
+  // with --symmetrize, 1 at 1 hop and 0 at 2.
+  const std::string input = Graph("path.txt", "0 1\n1 2\n");
+  Result r = Needle("run mssp " + ShellQuote(input) + " --sources 2 --memory 128M --out " +
+                    ShellQuote(Path("directed.txt")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = Needle("run mssp " + ShellQuote(input) + " --sources 2 --symmetrize --memory 128M --out " +
+             ShellQuote(Path("sym.txt")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto directed = ReadValues(Path("directed.txt"));
+  const auto sym = ReadValues(Path("sym.txt"));
+  ASSERT_EQ(sym.size(), 3u);
+  EXPECT_TRUE(std::isinf(directed[0].at(0)));
+  EXPECT_EQ(sym[0].at(0), 2);
+  EXPECT_EQ(sym[1].at(0), 1);
+  EXPECT_EQ(sym[2].at(0), 0);
+  EXPECT_TRUE(std::filesystem::exists(input + ".sym.shards/manifest"));
+  // PageRank on the symmetrized set given as a directory: a note says what it is.
+  r = Needle("run pagerank " + ShellQuote(input + ".sym.shards") + " --memory 128M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("is symmetrized: pagerank follows every edge both ways"),
+            std::string::npos)
+      << r.out;
+  // --symmetrize on a set that is not: refused, naming the way out.
+  r = Needle("run pagerank " + ShellQuote(input + ".shards") + " --symmetrize --memory 128M");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is not symmetrized"), std::string::npos) << r.err;
+}
+
 TEST_F(RunCliTest, ComponentsAndShortestPathsMatchOracles) {
   const std::string input = Graph("g.txt", kGraph);
   Result r = Needle("run cc " + ShellQuote(input) + " --out " + ShellQuote(Path("cc.txt")) +
