@@ -47,7 +47,7 @@ def summary(mode, r):
 def values(mode):
     out = {}
     for line in open(f"{work}/{mode}.1.out"):
-        if line.startswith("#"): continue
+        if line.startswith("#") or line.startswith("vertex\t"): continue
         k, v = line.rstrip("\n").split("\t", 1)
         out[k] = v
     return out

@@ -88,12 +88,12 @@ std::string ReadAll(const std::string& path) {
 
 double Number(const pt::ptree& t, const std::string& key) { return t.get<double>(key, 0.0); }
 
-// The values of an --out file by vertex, "#" lines left out.
+// The values of an --out file by vertex, "#" lines and the header line left out.
 std::vector<std::string> ValueLines(const std::string& path) {
   std::vector<std::string> lines;
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line[0] != '#') lines.push_back(line);
+    if (!line.empty() && line[0] != '#' && line.rfind("vertex\t", 0) != 0) lines.push_back(line);
   }
   return lines;
 }

@@ -45,6 +45,7 @@ int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& op
   app.format = [](const apps::PageRank::VertexValue& v, std::string& line) {
     AppendNumber(line, v.rank);
   };
+  app.header = "rank";
   app.top = [&](Engine<apps::PageRank>& engine) { PrintTop(c, engine); };
   app.oracle = "a double-precision power iteration (ranks within 12 x --tolerance, relative)";
   app.oracle_values_per_vertex = 2;  // the previous and the next ranks

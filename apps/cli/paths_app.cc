@@ -79,6 +79,9 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
   app.format = [used](const Value& d, std::string& line) {
     for (size_t k = 0; k < used; ++k) AppendNumber(line, d[k]);
   };
+  for (size_t k = 0; k < used; ++k) {
+    app.header += (k == 0 ? "d_" : "\td_") + std::to_string(sources[k]);
+  }
   app.oracle = "Dijkstra (distances within 1e-4, relative)";
   app.oracle_values_per_vertex = used + 1;  // the distances and Dijkstra's heap
   app.verify = [&sources, used](const Csr& g, Engine<apps::ShortestPaths<K>>& engine) {

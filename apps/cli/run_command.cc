@@ -153,7 +153,8 @@ int RunRun(const std::vector<std::string>& args) {
       "ads, ods: a shadow iteration comes when the delay buffer holds more than this many "
       "bytes (4 bytes and a message per delayed vertex)");
   add("out,o", po::value(&c.out),
-      "write one line per vertex: id<TAB>value (FILE, a device or FIFO, or - for stdout)");
+      "write a header line (vertex<TAB>rank, label or d_SRC...), then one line per vertex: "
+      "id<TAB>value (FILE, a device or FIFO, or - for stdout)");
   add("stats", po::value(&c.stats), "write per-iteration statistics as JSON lines");
   add("top", po::value(&c.top)->default_value(Whole<uint32_t>{0}, "0"),
       "print the K highest ranks / largest components / sources by reach");

@@ -22,6 +22,8 @@ struct AppOutput {
   using Value = typename Program::VertexValue;
   // Appends "\tvalue..." of one vertex to its --out line.
   std::function<void(const Value&, std::string&)> format;
+  // The names of those values, tab-separated, for the --out header ("vertex\t" + header).
+  std::string header;
   // Prints the --top K summary.
   std::function<void(Engine<Program>&)> top;
   // What --verify compares with, for messages: "a double-precision power iteration".
@@ -76,6 +78,8 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
     // Values that are not the answer say so in the file's first line, not only here.
     if (!summary.converged) out->Write("# " + NotConvergedMarker(c.app, summary) + "\n");
     if (!failed.empty()) out->Write("# needle: " + failed + "\n");
+    // A header line, so that table readers name the columns (and '#' lines are comments).
+    out->Write("vertex\t" + app.header + "\n");
     std::string line;
     engine.ForEachInterval([&](VertexId first, std::span<const typename Program::VertexValue> v) {
       for (size_t i = 0; i < v.size(); ++i) {

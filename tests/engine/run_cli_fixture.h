@@ -24,12 +24,20 @@ class RunCliTest : public WithTempDir<> {
     WriteFile(path, text);
     return path;
   }
-  // Lines "id<TAB>v1<TAB>v2..." → rows of values (inf allowed); checks the ids run 0, 1, ...
+  // Lines "id<TAB>v1<TAB>v2..." → rows of values (inf allowed); checks the header line
+  // ("vertex<TAB>...", after any '#' lines) and that the ids run 0, 1, ...
   std::vector<std::vector<double>> ReadValues(const std::string& path) {
     std::ifstream in(path);
     std::vector<std::vector<double>> rows;
     std::string line;
+    bool header = false;
     while (std::getline(in, line)) {
+      if (!line.empty() && line[0] == '#') continue;
+      if (!header) {
+        EXPECT_EQ(line.rfind("vertex\t", 0), 0u) << path << ": no header line: " << line;
+        header = true;
+        continue;
+      }
       std::istringstream fields(line);
       std::string id, value;
       std::getline(fields, id, '\t');

@@ -89,6 +89,7 @@ TEST_F(RunCliTest, SymmetrizeFollowsEveryEdgeBothWaysForEveryApp) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto directed = ReadValues(Path("directed.txt"));
   const auto sym = ReadValues(Path("sym.txt"));
+  EXPECT_EQ(testing::ReadFile(Path("sym.txt")).rfind("vertex\td_2\n0\t", 0), 0u);
   ASSERT_EQ(sym.size(), 3u);
   EXPECT_TRUE(std::isinf(directed[0].at(0)));
   EXPECT_EQ(sym[0].at(0), 2);
@@ -96,11 +97,13 @@ TEST_F(RunCliTest, SymmetrizeFollowsEveryEdgeBothWaysForEveryApp) {
   EXPECT_EQ(sym[2].at(0), 0);
   EXPECT_TRUE(std::filesystem::exists(input + ".sym.shards/manifest"));
   // PageRank on the symmetrized set given as a directory: a note says what it is.
-  r = Needle("run pagerank " + ShellQuote(input + ".sym.shards") + " --memory 128M");
+  r = Needle("run pagerank " + ShellQuote(input + ".sym.shards") + " --memory 128M --out " +
+             ShellQuote(Path("pr.txt")));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("is symmetrized: pagerank follows every edge both ways"),
             std::string::npos)
       << r.out;
+  EXPECT_EQ(testing::ReadFile(Path("pr.txt")).rfind("vertex\trank\n0\t", 0), 0u);
   // --symmetrize on a set that is not: refused, naming the way out.
   r = Needle("run pagerank " + ShellQuote(input + ".shards") + " --symmetrize --memory 128M");
   EXPECT_EQ(r.status, 2);
