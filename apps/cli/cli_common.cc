@@ -183,6 +183,25 @@ std::optional<po::variables_map> ParseCommandLine(
   return vm;
 }
 
+std::string BinaryBytes(double bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char out[32];
+  const bool whole = bytes == std::floor(bytes);  // --memory 128M: "128 MiB"
+  std::snprintf(out, sizeof(out),
+                unit == 0 || whole ? "%.0f %s" : bytes < 10 ? "%.2f %s" : "%.1f %s", bytes,
+                kUnits[unit]);
+  return out;
+}
+
+std::string Count(uint64_t n, const std::string& noun, const std::string& plural) {
+  return std::to_string(n) + " " + (n == 1 ? noun : plural.empty() ? noun + "s" : plural);
+}
+
 std::string HumanBytes(double bytes) {
   static const char* kUnits[] = {"B", "KB", "MB", "GB", "TB"};
   int unit = 0;

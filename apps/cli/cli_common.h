@@ -60,6 +60,10 @@ std::optional<po::variables_map> ParseCommandLine(
 
 // "1.23 GB", "512 KB"...
 std::string HumanBytes(double bytes);
+// A memory size in binary units: "30.4 MiB", "2 GiB" (peak RSS against --memory).
+std::string BinaryBytes(double bytes);
+// "1 interval", "51 intervals"; `plural` where it is not noun + "s".
+std::string Count(uint64_t n, const std::string& noun, const std::string& plural = "");
 
 // Boost.Program_options' hooks for the strict types (found by argument-dependent lookup).
 void validate(boost::any& v, const std::vector<std::string>& values, Whole<uint32_t>*, int);

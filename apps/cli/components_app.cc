@@ -1,6 +1,8 @@
 // needle run cc: a label per vertex (the smallest id of its component), --top K largest
 // components, --verify against union-find (compared as a partition).
 #include <algorithm>
+#include <bit>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,11 +28,34 @@ void PrintTop(const RunConfig& c, const ShardSet& set, Engine<apps::ConnectedCom
                     [](const auto& a, const auto& b) {
                       return a.first != b.first ? a.first > b.first : a.second < b.second;
                     });
-  std::fprintf(c.say, "%zu components; the %zu largest (label = smallest vertex id):\n",
-               components.size(), k);
+  const size_t singletons = static_cast<size_t>(std::count_if(
+      components.begin(), components.end(), [](const auto& x) { return x.first == 1; }));
+  const std::string largest = k == 1 ? "the largest" : "the " + std::to_string(k) + " largest";
+  std::fprintf(c.say, "%s (%zu of one vertex); %s (label = smallest vertex id):\n",
+               Count(components.size(), "component").c_str(), singletons, largest.c_str());
   for (size_t i = 0; i < k; ++i) {
-    std::fprintf(c.say, "  %u\t%u vertices\n", components[i].second, components[i].first);
+    std::fprintf(c.say, "  %u\t%s\n", components[i].second,
+                 Count(components[i].first, "vertex", "vertices").c_str());
   }
+  // Sizes by powers of two: how many components of 1, 2-3, 4-7, ... vertices.
+  std::vector<uint64_t> histogram;
+  for (const auto& [count, label] : components) {
+    const size_t bucket = static_cast<size_t>(std::bit_width(count) - 1);
+    if (histogram.size() <= bucket) histogram.resize(bucket + 1, 0);
+    ++histogram[bucket];
+  }
+  std::fprintf(c.say, "component sizes:");
+  for (size_t b = 0; b < histogram.size(); ++b) {
+    if (histogram[b] == 0) continue;
+    const unsigned long long lo = 1ull << b, hi = (1ull << (b + 1)) - 1;
+    const auto n = static_cast<unsigned long long>(histogram[b]);
+    if (lo == hi) {
+      std::fprintf(c.say, " %llu: %llu", lo, n);
+    } else {
+      std::fprintf(c.say, " %llu-%llu: %llu", lo, hi, n);
+    }
+  }
+  std::fprintf(c.say, "\n");
 }
 
 }  // namespace

@@ -43,20 +43,21 @@ void RunReporter::Finish(const RunSummary& s) {
 std::string DescribeRun(const RunSummary& s) {
   char line[512];
   std::snprintf(line, sizeof line,
-                "%u iterations (%s) in %.2f s: read %s, wrote %s, %s; peak RSS %s of --memory %s "
+                "%s (%s) in %.2f s: read %s, wrote %s, %s; peak RSS %s of --memory %s "
                 "(%s%s)",
-                s.iterations, s.converged ? "converged" : "NOT converged: stopped by --iters",
+                Count(s.iterations, "iteration").c_str(),
+                s.converged ? "converged" : "NOT converged: stopped by --iters",
                 s.seconds, HumanBytes(static_cast<double>(s.io.TotalRead())).c_str(),
                 HumanBytes(static_cast<double>(s.io.TotalWritten())).c_str(),
-                (std::to_string(s.num_intervals) + " intervals").c_str(),
-                HumanBytes(static_cast<double>(s.peak_rss_bytes)).c_str(),
-                HumanBytes(static_cast<double>(s.memory_budget)).c_str(), s.io_backend.c_str(),
+                Count(s.num_intervals, "interval").c_str(),
+                BinaryBytes(static_cast<double>(s.peak_rss_bytes)).c_str(),
+                BinaryBytes(static_cast<double>(s.memory_budget)).c_str(), s.io_backend.c_str(),
                 s.direct ? ", O_DIRECT" : "");
   std::string out = line;
   if (s.mode != "static") {
-    out += "; mode " + s.mode + ": " + std::to_string(s.shadow_iterations) +
-           " shadow iterations, " + std::to_string(s.dynamic_builds) + " dynamic shard sets, " +
-           std::to_string(s.delayed) + " scatters delayed";
+    out += "; mode " + s.mode + ": " + Count(s.shadow_iterations, "shadow iteration") + ", " +
+           Count(s.dynamic_builds, "dynamic shard set") + ", " +
+           Count(s.delayed, "scatter") + " delayed";
   }
   return out;
 }

@@ -66,15 +66,16 @@ int RunShard(const std::vector<std::string>& args) {
   const Manifest& m = report.manifest;
   if (report.reused) return 0;
   std::printf(
-      "sharded %s -> %s: %llu vertices, %llu edges%s, %u intervals, %s written (%s) in %.2f s\n",
+      "sharded %s -> %s: %llu vertices, %llu edges%s, %s, %s written (%s) in %.2f s\n",
       input.c_str(), report.dir.c_str(), static_cast<unsigned long long>(m.num_vertices),
       static_cast<unsigned long long>(m.num_edges), m.choices.symmetrize ? " (symmetrized)" : "",
-      m.num_intervals(), HumanBytes(static_cast<double>(report.bytes_written)).c_str(),
+      Count(m.num_intervals(), "interval").c_str(),
+      HumanBytes(static_cast<double>(report.bytes_written)).c_str(),
       report.io_backend.c_str(), report.seconds);
   std::printf("passes: read+bucket %.2f s, sort+write %.2f s; peak RSS %s of --memory %s\n",
               report.read_seconds, report.write_seconds,
-              HumanBytes(static_cast<double>(PeakRssBytes())).c_str(),
-              HumanBytes(static_cast<double>(shard.memory_bytes)).c_str());
+              BinaryBytes(static_cast<double>(PeakRssBytes())).c_str(),
+              BinaryBytes(static_cast<double>(shard.memory_bytes)).c_str());
   return 0;
 }
 

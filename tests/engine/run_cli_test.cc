@@ -115,7 +115,15 @@ TEST_F(RunCliTest, ComponentsAndShortestPathsMatchOracles) {
   Result r = Needle("run cc " + ShellQuote(input) + " --out " + ShellQuote(Path("cc.txt")) +
                     " --top 3 --memory 128M");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("3 components"), std::string::npos) << r.out;
+  // {0..4}, {5, 6}, {7}: the count, the singletons, the largest and the sizes by powers of two.
+  EXPECT_NE(r.out.find("3 components (1 of one vertex); the 3 largest"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  0\t5 vertices\n  5\t2 vertices\n  7\t1 vertex\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("component sizes: 1: 1 2-3: 1 4-7: 1\n"), std::string::npos) << r.out;
+  // One iteration, one interval: singular; memory sizes in binary units.
+  EXPECT_NE(r.out.find(" 1 interval; peak RSS "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" MiB of --memory 128 MiB"), std::string::npos) << r.out;
   std::vector<uint32_t> labels;
   for (const auto& row : ReadValues(Path("cc.txt")))
     labels.push_back(static_cast<uint32_t>(row.at(0)));

@@ -82,7 +82,7 @@ TEST_F(ShardCliTest, ShardPrintsTheRuleAndASummaryThenReuses) {
   ASSERT_GE(lines.size(), 2u) << r.out;
   EXPECT_EQ(lines[0].rfind("intervals: 1, the fewest", 0), 0u) << lines[0];
   EXPECT_NE(lines[0].find("usable"), std::string::npos) << lines[0];
-  EXPECT_NE(r.out.find("\nsharded " + g + " -> " + set + ": 6 vertices, 9 edges, 1 intervals"),
+  EXPECT_NE(r.out.find("\nsharded " + g + " -> " + set + ": 6 vertices, 9 edges, 1 interval,"),
             std::string::npos)
       << r.out;
   EXPECT_NO_THROW(ShardSet::Open(set));
@@ -156,7 +156,7 @@ TEST_F(ShardCliTest, SymmetrizeWritesTheSymSetAndInfoSaysSo) {
   // 9 edges, one a self-loop: 9 + 8 reverses.
   EXPECT_NE(r.out.find("\nsymmetrized: 9 input edges -> 17 edges"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nsharded " + g + " -> " + g +
-                       ".sym.shards: 6 vertices, 17 edges (symmetrized), 1 intervals"),
+                       ".sym.shards: 6 vertices, 17 edges (symmetrized), 1 interval,"),
             std::string::npos)
       << r.out;
   EXPECT_FALSE(fs::exists(g + ".shards"));
@@ -278,13 +278,16 @@ TEST_F(ShardCliTest, IntervalsAskedAreCutOrRefused) {
   EXPECT_TRUE(testing::Leftovers(File("bad")).empty());
 }
 
-// "1.23 MB" (HumanBytes) → bytes.
+// "1.23 MB" (HumanBytes) or "30.4 MiB" (BinaryBytes) → bytes.
 double ParseHumanBytes(const std::string& text) {
   std::istringstream in(text);
   double value = 0;
   std::string unit;
   in >> value >> unit;
-  const std::map<std::string, double> scale = {{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
+  const std::map<std::string, double> scale = {{"B", 1},          {"KB", 1e3},
+                                               {"MB", 1e6},       {"GB", 1e9},
+                                               {"KiB", 1 << 10},  {"MiB", 1 << 20},
+                                               {"GiB", 1 << 30}};
   EXPECT_EQ(scale.count(unit), 1u) << text;
   return scale.count(unit) ? value * scale.at(unit) : 0;
 }
