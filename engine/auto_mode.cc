@@ -49,12 +49,12 @@ BuildEstimate EstimateBuild(const AutoInputs& in) {
     e.iterations = std::log(kept / floor) / -std::log(decay);
   }
   if (in.last_build_edges > 0) {
-    e.iterations = std::min(e.iterations, double{in.last_served});
+    e.iterations = std::min(e.iterations, static_cast<double>(in.last_served));
   } else {
     const double w = std::clamp(in.overlap, 0.0, 0.999);
     e.iterations = std::min(e.iterations, w / (1 - w));
   }
-  e.iterations = std::min(e.iterations, double{in.iteration} + 1);
+  e.iterations = std::min(e.iterations, static_cast<double>(in.iteration) + 1);
   return e;
 }
 
