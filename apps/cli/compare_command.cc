@@ -140,7 +140,8 @@ int RunCompare(const std::vector<std::string>& args) {
       "draw bytes read and time per iteration for every mode into this SVG file");
   std::map<std::string, std::string>& pass = c.pass;
   for (const char* name : {"memory", "threads", "io", "tolerance", "iters", "inner-passes",
-                           "shadow-below", "delay-buffer", "sources", "num-sources"}) {
+                           "shadow-below", "delay-buffer", "sources", "num-sources",
+                           "shards-dir"}) {
     add(name, po::value<std::string>()->notifier([&pass, name](const std::string& v) {
       pass[name] = v;
     }),

@@ -8,6 +8,7 @@
 
 #include "apps/cli/app_table.h"
 #include "apps/cli/run_program.h"
+#include "apps/cli/sharding.h"
 #include "apps/oracles/oracles.h"
 #include "apps/programs/shortest_paths.h"
 #include "shards/weight_check.h"
@@ -137,8 +138,8 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
   // charged by the planner.
   needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots, 4});
   if (!needs.costs.is_default()) {
-    needs.dir = c.input + (c.symmetrize ? ".sym" : "") + ".mssp-" + std::to_string(slots) +
-                ".shards";
+    needs.dir = ShardsPrefix(c.input, c.shards_dir) + (c.symmetrize ? ".sym" : "") + ".mssp-" +
+                std::to_string(slots) + ".shards";
   }
   return needs;
 }

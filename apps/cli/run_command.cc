@@ -51,7 +51,9 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   ApplyInputOptions(c.input_options, shard);
   shard.symmetrize = symmetrize;
   shard.costs = costs;
-  shard.out_dir = out_dir;
+  shard.out_dir = out_dir.empty()
+                      ? DefaultShardDir(ShardsPrefix(c.input, c.shards_dir), symmetrize)
+                      : out_dir;
   shard.io = io;
   shard.io.direct = true;  // written once and fsynced: see ShardOptions::io
   shard.reuse_smaller_budget = true;
@@ -165,6 +167,9 @@ int RunRun(const std::vector<std::string>& args) {
   add("sources", po::value(&c.sources), "mssp: comma-separated source ids (at most 32)");
   add("num-sources", po::value(&c.num_sources)->default_value(Whole<uint32_t>{0}, "0"),
       "mssp: K sources spread evenly over the ids (i * V / K), when --sources is not given");
+  add("shards-dir", po::value(&c.shards_dir),
+      "where the run looks for GRAPH's shard set and writes it when it shards (DIR/NAME.shards, "
+      "as needle shard --shards-dir; default: next to GRAPH)");
   add("symmetrize", po::bool_switch(&c.symmetrize),
       "follow every edge both ways (an undirected graph listed once per edge, e.g. a road "
       "network for mssp): the run shards GRAPH.sym.shards (cc always does)");

@@ -26,6 +26,7 @@ struct RunConfig {
   std::string gather = "auto";
   bool buffered = false;
   bool symmetrize = false;  // every edge both ways, whatever the app
+  std::string shards_dir;   // where GRAPH's sets go (empty: next to GRAPH)
   Whole<uint32_t> inner_passes{kDefaultInnerPasses};
   std::string mode = "static";  // --mode: static, ads, ods (EngineOptions::mode)
   Real shadow_below{kDefaultShadowBelow};

@@ -26,6 +26,10 @@ int RunShard(const std::vector<std::string>& args) {
       "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder");
   add("out,o", po::value(&shard.out_dir),
       "shard set directory (default: GRAPH.shards; GRAPH.sym.shards with --symmetrize)");
+  std::string shards_dir;
+  add("shards-dir", po::value(&shards_dir),
+      "put the set in this directory, named after GRAPH (DIR/NAME.shards; give the same "
+      "--shards-dir to needle run); instead of --out");
   add("symmetrize", po::bool_switch(&shard.symmetrize),
       "shard every edge u->v also as v->u (a self-loop once), e.g. for connected components");
   int64_t intervals = 0;  // signed, so that a negative count is refused rather than wrapped
@@ -49,6 +53,10 @@ int RunShard(const std::vector<std::string>& args) {
     return 0;
   }
   ApplyInputOptions(input_options, shard);
+  if (!shards_dir.empty()) {
+    if (!shard.out_dir.empty()) throw UsageError("give --out or --shards-dir, not both");
+    shard.out_dir = DefaultShardDir(ShardsPrefix(input, shards_dir), shard.symmetrize);
+  }
   shard.memory_bytes = memory.bytes;
   if (intervals < 0 || static_cast<uint64_t>(intervals) > kMaxIntervals) {
     throw UsageError("--intervals must be from 0 (the fewest that fit) to " +

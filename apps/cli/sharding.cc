@@ -1,6 +1,7 @@
 #include "apps/cli/sharding.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "apps/cli/progress_bar.h"
 
@@ -11,6 +12,16 @@ void ApplyInputOptions(const GraphInputOptions& input, ShardOptions& shard) {
   shard.format_name = input.format;
   shard.weights_name = input.weights;
   shard.threads = static_cast<int>(input.threads.value);
+}
+
+std::string ShardsPrefix(const std::string& input, const std::string& shards_dir) {
+  namespace fs = std::filesystem;
+  if (shards_dir.empty()) return input;
+  if (fs::exists(shards_dir) && !fs::is_directory(shards_dir)) {
+    throw UsageError("--shards-dir " + shards_dir + " is not a directory");
+  }
+  fs::create_directories(shards_dir);
+  return (fs::path(shards_dir) / fs::path(input).filename()).string();
 }
 
 ShardReport ShardWithProgress(const std::string& input, ShardOptions shard, std::FILE* say) {

@@ -77,6 +77,39 @@ TEST_F(RunCliTest, VersionIsPrinted) {
   EXPECT_EQ(std::count(Version().begin(), Version().end(), '.'), 2) << Version();
 }
 
+TEST_F(RunCliTest, ShardsDirHoldsTheSetsThatShardAndRunShare) {
+  const std::string input = Graph("g.txt", kGraph);
+  const std::string sets = Path("sets");
+  Result r = Needle("shard " + ShellQuote(input) + " --memory 128M --shards-dir " +
+                    ShellQuote(sets));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(sets + "/g.txt.shards/manifest"));
+  // run finds that set there (no second sharding), and writes the ones it makes there too.
+  r = Needle("run pagerank " + ShellQuote(input) + " --memory 128M --shards-dir " +
+             ShellQuote(sets));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reusing"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sharded"), std::string::npos) << r.out;
+  r = Needle("run cc " + ShellQuote(input) + " --memory 128M --shards-dir " + ShellQuote(sets));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(sets + "/g.txt.sym.shards/manifest"));
+  r = Needle("run mssp " + ShellQuote(input) + " --num-sources 4 --memory 128M --shards-dir " +
+             ShellQuote(sets));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(sets + "/g.txt.mssp-4.shards/manifest"));
+  // Nothing was written next to the graph.
+  for (const char* suffix : {".shards", ".sym.shards", ".mssp-4.shards"}) {
+    EXPECT_FALSE(std::filesystem::exists(input + suffix)) << suffix;
+  }
+  r = Needle("shard " + ShellQuote(input) + " --shards-dir " + ShellQuote(sets) + " --out " +
+             ShellQuote(Path("x")));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("give --out or --shards-dir, not both"), std::string::npos) << r.err;
+  r = Needle("run cc " + ShellQuote(input) + " --shards-dir " + ShellQuote(input));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
+}
+
 TEST_F(RunCliTest, SymmetrizeFollowsEveryEdgeBothWaysForEveryApp) {
   // A path 0 -> 1 -> 2 listed once per edge: from source 2, nothing is reachable directed;
   // with --symmetrize, 1 at 1 hop and 0 at 2.
