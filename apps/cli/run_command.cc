@@ -189,6 +189,21 @@ int RunRun(const std::vector<std::string>& args) {
     const size_t pad = 10 - std::min<size_t>(9, std::strlen(a.name));
     usage += "\n  " + std::string(a.name) + std::string(pad, ' ') + a.summary;
   }
+  usage +=
+      "\n\nexamples:\n"
+      "  needle run pagerank web.txt.gz --memory 2G --top 10 -o ranks.tsv\n"
+      "  needle run mssp roads.gr --symmetrize --num-sources 8 -o dist.tsv --stats s.jsonl\n"
+      "  needle run cc web.txt.gz --shards-dir sets/   (uses or makes sets/web.txt.gz.sym.shards)\n"
+      "\n"
+      "memory: --memory bounds what the run allocates (interval and scatter buffers, per-vertex\n"
+      "arrays, tables, a 24 MiB reserve); too small a budget is refused before any work with the\n"
+      "smallest one that works. Where the budget holds the whole shard set, the run reads it\n"
+      "once and iterates in memory (--transport auto). Shard sets go next to GRAPH\n"
+      "(GRAPH.shards, GRAPH.sym.shards for cc or --symmetrize) unless --shards-dir says where.\n"
+      "output: -o writes a header line (vertex<TAB>rank | label | d_SRC...) and a line per\n"
+      "vertex; '#' lines first when the run did not converge or failed --verify.\n"
+      "pagerank: r(v) = 0.15 + 0.85 * sum of r(u)/outdeg(u) over in-neighbours u (unnormalised:\n"
+      "ranks sum to about the vertex count), to within --tolerance.";
   const std::optional<po::variables_map> given = ParseCommandLine(args, usage, options, positional);
   if (!given) return 0;
   const App* app = FindApp(c.app);

@@ -48,7 +48,14 @@ int RunShard(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("input", 1);
   if (!ParseCommandLine(args,
-                        "needle shard GRAPH [--memory 1G] [-o|--out DIR] [--symmetrize] [options]",
+                        "needle shard GRAPH [--memory 1G] [-o|--out DIR] [--symmetrize] [options]\n\n"
+                        "examples:\n"
+                        "  needle shard web.txt.gz --memory 2G            (-> web.txt.gz.shards)\n"
+                        "  needle shard roads.gr --symmetrize --shards-dir sets/\n\n"
+                        "Cuts GRAPH into intervals whose shards fit --memory (each interval's "
+                        "in-edges, their\nmessages and out-edge runs; a 24 MiB reserve), "
+                        "reuses a set that still matches GRAPH\nand these options, and "
+                        "prints the rule it applied.",
                         options, positional)) {
     return 0;
   }

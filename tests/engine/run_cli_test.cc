@@ -68,6 +68,19 @@ TEST_F(RunCliTest, PageRankWritesValuesStatsAndTop) {
   EXPECT_EQ(summaries, 1);
 }
 
+TEST_F(RunCliTest, HelpTeachesWithExamplesAndTheRules) {
+  Result r = Needle("run --help");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* part : {"examples:\n  needle run pagerank", "memory: --memory bounds",
+                           "--shards-dir says where", "output: -o writes a header line",
+                           "pagerank: r(v) = 0.15 + 0.85"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  }
+  r = Needle("shard --help");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("examples:\n  needle shard"), std::string::npos) << r.out;
+}
+
 TEST_F(RunCliTest, VersionIsPrinted) {
   for (const char* flag : {"--version", "version"}) {
     const Result r = Needle(flag);
