@@ -65,6 +65,10 @@ int RunComponents(const RunConfig& c, const ShardSet& set, const EngineOptions& 
   AppOutput<apps::ConnectedComponents> app;
   app.format = [](uint32_t label, std::string& line) { line += '\t' + std::to_string(label); };
   app.header = "label";
+  app.npy_descr = "<u4";
+  app.binary = [](uint32_t label, std::string& bytes) {
+    bytes.append(reinterpret_cast<const char*>(&label), sizeof label);
+  };
   app.top = [&](Engine<apps::ConnectedComponents>& engine) { PrintTop(c, set, engine); };
   app.oracle = "union-find (the same partition)";
   app.oracle_values_per_vertex = 1;  // a uint32 parent and label per vertex: under one double

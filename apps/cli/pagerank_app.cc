@@ -46,6 +46,10 @@ int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& op
     AppendNumber(line, v.rank);
   };
   app.header = "rank";
+  app.npy_descr = "<f8";
+  app.binary = [](const apps::PageRank::VertexValue& v, std::string& bytes) {
+    bytes.append(reinterpret_cast<const char*>(&v.rank), sizeof v.rank);
+  };
   app.top = [&](Engine<apps::PageRank>& engine) { PrintTop(c, engine); };
   app.oracle = "a double-precision power iteration (ranks within 12 x --tolerance, relative)";
   app.oracle_values_per_vertex = 2;  // the previous and the next ranks

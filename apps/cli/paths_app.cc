@@ -83,6 +83,11 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
   for (size_t k = 0; k < used; ++k) {
     app.header += (k == 0 ? "d_" : "\td_") + std::to_string(sources[k]);
   }
+  app.npy_descr = "<f4";
+  app.npy_columns = used;
+  app.binary = [used](const Value& d, std::string& bytes) {
+    bytes.append(reinterpret_cast<const char*>(d.data()), used * sizeof(float));
+  };
   app.oracle = "Dijkstra (distances within 1e-4, relative)";
   app.oracle_values_per_vertex = used + 1;  // the distances and Dijkstra's heap
   app.verify = [&sources, used](const Csr& g, Engine<apps::ShortestPaths<K>>& engine) {

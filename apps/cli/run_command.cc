@@ -201,7 +201,8 @@ int RunRun(const std::vector<std::string>& args) {
       "once and iterates in memory (--transport auto). Shard sets go next to GRAPH\n"
       "(GRAPH.shards, GRAPH.sym.shards for cc or --symmetrize) unless --shards-dir says where.\n"
       "output: -o writes a header line (vertex<TAB>rank | label | d_SRC...) and a line per\n"
-      "vertex; '#' lines first when the run did not converge or failed --verify.\n"
+      "vertex; '#' lines first when the run did not converge or failed --verify. A name\n"
+      "ending in .npy gets numpy's format (written only for an answer).\n"
       "pagerank: r(v) = 0.15 + 0.85 * sum of r(u)/outdeg(u) over in-neighbours u (unnormalised:\n"
       "ranks sum to about the vertex count), to within --tolerance.";
   const std::optional<po::variables_map> given = ParseCommandLine(args, usage, options, positional);

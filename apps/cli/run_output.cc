@@ -68,4 +68,19 @@ std::string NotConvergedMarker(const std::string& app, const RunSummary& s) {
          " iterations, while messages were still travelling; these values are not the answer";
 }
 
+std::string NpyHeader(const std::string& descr, uint64_t rows, uint64_t columns) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                     std::to_string(rows) +
+                     (columns == 0 ? std::string(",") : ", " + std::to_string(columns)) + "), }";
+  const size_t fixed = 6 + 2 + 2;  // magic, version, header length
+  dict.append((64 - (fixed + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>(dict.size() >> 8);
+  return out + dict;
+}
+
 }  // namespace needle::cli

@@ -36,4 +36,8 @@ std::string DescribeRun(const RunSummary& s);
 // stderr; both say that the values are not the answer.
 std::string NotConvergedMarker(const std::string& app, const RunSummary& s);
 
+// numpy's .npy header (format 1.0) for a C-order array of `rows` (× `columns`; 0: a 1-D
+// array) of `descr` ("<f8", "<u4", "<f4"): magic, length, the dict padded to 64 bytes.
+std::string NpyHeader(const std::string& descr, uint64_t rows, uint64_t columns);
+
 }  // namespace needle::cli

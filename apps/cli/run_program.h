@@ -3,6 +3,7 @@
 // --verify, and pick the exit status. An app (apps/cli/*_app.cc) supplies an AppOutput.
 #pragma once
 
+#include <bit>
 #include <cstdio>
 #include <functional>
 #include <span>
@@ -17,6 +18,8 @@ namespace needle::cli {
 inline constexpr int kExitNotConverged = 3;
 inline constexpr int kExitVerifyFailed = 4;
 
+static_assert(std::endian::native == std::endian::little, ".npy output is written as '<' types");
+
 template <class Program>
 struct AppOutput {
   using Value = typename Program::VertexValue;
@@ -24,6 +27,11 @@ struct AppOutput {
   std::function<void(const Value&, std::string&)> format;
   // The names of those values, tab-separated, for the --out header ("vertex\t" + header).
   std::string header;
+  // --out FILE.npy (numpy's '<' types: this build's byte order, checked below): the type of the values, their count per vertex (0: one, a 1-D array),
+  // and what appends one vertex's values, little-endian.
+  std::string npy_descr;
+  uint64_t npy_columns = 0;
+  std::function<void(const Value&, std::string&)> binary;
   // Prints the --top K summary.
   std::function<void(Engine<Program>&)> top;
   // What --verify compares with, for messages: "a double-precision power iteration".
@@ -74,7 +82,25 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   const std::string failed =
       difference.empty() ? ""
                          : "--verify: " + c.app + " differs from " + app.oracle + ": " + difference;
-  if (OutputFile* out = outputs.values ? &*outputs.values : nullptr) {
+  OutputFile* npy = outputs.values && outputs.values->path().size() > 4 &&
+                            outputs.values->path().ends_with(".npy")
+                        ? &*outputs.values
+                        : nullptr;
+  if (npy != nullptr && (!summary.converged || !failed.empty())) {
+    // An array cannot say that it is not the answer: none is written (the temporary goes).
+    std::fprintf(stderr, "needle: %s not written: the values are not the answer (give a .tsv "
+                 "to keep them, marked)\n", npy->path().c_str());
+  } else if (npy != nullptr) {
+    npy->Write(NpyHeader(app.npy_descr, set.manifest().num_vertices, app.npy_columns));
+    std::string bytes;
+    engine.ForEachInterval([&](VertexId, std::span<const typename Program::VertexValue> v) {
+      bytes.clear();
+      for (const auto& x : v) app.binary(x, bytes);
+      npy->Write(bytes);
+    });
+    npy->Commit();
+    std::fprintf(c.say, "wrote %s\n", npy->path().c_str());
+  } else if (OutputFile* out = outputs.values ? &*outputs.values : nullptr) {
     // Values that are not the answer say so in the file's first line, not only here.
     if (!summary.converged) out->Write("# " + NotConvergedMarker(c.app, summary) + "\n");
     if (!failed.empty()) out->Write("# needle: " + failed + "\n");

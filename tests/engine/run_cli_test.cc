@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -66,6 +67,74 @@ TEST_F(RunCliTest, PageRankWritesValuesStatsAndTop) {
   }
   EXPECT_GT(iterations, 1);
   EXPECT_EQ(summaries, 1);
+}
+
+// numpy's .npy (format 1.0): the header dict and the values after it.
+struct Npy {
+  std::string dict;
+  std::string data;
+};
+Npy ReadNpy(const std::string& path) {
+  const std::string bytes = testing::ReadFile(path);
+  EXPECT_GE(bytes.size(), 10u);
+  if (bytes.size() < 10) return {};
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  const size_t length = static_cast<uint8_t>(bytes[8]) | static_cast<uint8_t>(bytes[9]) << 8;
+  EXPECT_EQ((10 + length) % 64, 0u) << "the data starts 64-byte aligned";
+  EXPECT_EQ(bytes[10 + length - 1], '\n');
+  return {bytes.substr(10, length), bytes.substr(10 + length)};
+}
+
+TEST_F(RunCliTest, NpyOutputIsNumpysFormatWithTheSameValues) {
+  const std::string input = Graph("g.txt", kGraph);
+  ASSERT_EQ(Needle("run pagerank " + ShellQuote(input) + " --memory 128M -o " +
+                   ShellQuote(Path("r.npy")))
+                .status,
+            0);
+  ASSERT_EQ(Needle("run pagerank " + ShellQuote(input) + " --memory 128M -o " +
+                   ShellQuote(Path("r.tsv")))
+                .status,
+            0);
+  Npy npy = ReadNpy(Path("r.npy"));
+  EXPECT_EQ(npy.dict.rfind("{'descr': '<f8', 'fortran_order': False, 'shape': (8,), }", 0), 0u)
+      << npy.dict;
+  const auto rows = ReadValues(Path("r.tsv"));
+  ASSERT_EQ(npy.data.size(), rows.size() * sizeof(double));
+  for (size_t v = 0; v < rows.size(); ++v) {
+    double rank;
+    std::memcpy(&rank, npy.data.data() + v * sizeof(double), sizeof rank);
+    EXPECT_NEAR(rank, rows[v].at(0), 1e-8 * rows[v].at(0)) << "vertex " << v;
+  }
+  // mssp: one row per vertex, a column per source (inf for unreachable); cc: uint32 labels.
+  ASSERT_EQ(Needle("run mssp " + ShellQuote(input) + " --sources 0,5 --memory 128M -o " +
+                   ShellQuote(Path("d.npy")))
+                .status,
+            0);
+  npy = ReadNpy(Path("d.npy"));
+  EXPECT_EQ(npy.dict.rfind("{'descr': '<f4', 'fortran_order': False, 'shape': (8, 2), }", 0), 0u)
+      << npy.dict;
+  ASSERT_EQ(npy.data.size(), 8 * 2 * sizeof(float));
+  float d[2];
+  std::memcpy(d, npy.data.data() + 4 * 2 * sizeof(float), sizeof d);  // vertex 4
+  EXPECT_EQ(d[0], 4.0f);  // 0 -> 1 -> 2 -> 3 -> 4
+  EXPECT_TRUE(std::isinf(d[1]));
+  ASSERT_EQ(Needle("run cc " + ShellQuote(input) + " --memory 128M -o " + ShellQuote(Path("c.npy")))
+                .status,
+            0);
+  npy = ReadNpy(Path("c.npy"));
+  EXPECT_EQ(npy.dict.rfind("{'descr': '<u4', 'fortran_order': False, 'shape': (8,), }", 0), 0u)
+      << npy.dict;
+  ASSERT_EQ(npy.data.size(), 8 * sizeof(uint32_t));
+  uint32_t label;
+  std::memcpy(&label, npy.data.data() + 6 * sizeof(uint32_t), sizeof label);
+  EXPECT_EQ(label, 5u);
+  // Values that are not the answer are not written as an array (nothing would say so).
+  const Result r = Needle("run pagerank " + ShellQuote(input) + " --memory 128M --iters 1 -o " +
+                          ShellQuote(Path("bad.npy")));
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("bad.npy not written: the values are not the answer"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("bad.npy")));
 }
 
 TEST_F(RunCliTest, HelpTeachesWithExamplesAndTheRules) {
