@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <utility>
 
 namespace needle::cli {
 namespace {
@@ -183,18 +184,28 @@ std::optional<po::variables_map> ParseCommandLine(
   return vm;
 }
 
-std::string BinaryBytes(double bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+namespace {
+
+// `bytes` in the largest of `units` (each `step` times the last) that keeps it at least 1.
+std::pair<double, const char*> Scaled(double bytes, double step, const char* const (&units)[5]) {
   int unit = 0;
-  while (bytes >= 1024 && unit < 4) {
-    bytes /= 1024;
+  while (bytes >= step && unit < 4) {
+    bytes /= step;
     ++unit;
   }
+  return {bytes, units[unit]};
+}
+
+}  // namespace
+
+std::string BinaryBytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  const auto [value, unit] = Scaled(bytes, 1024, kUnits);
   char out[32];
-  const bool whole = bytes == std::floor(bytes);  // --memory 128M: "128 MiB"
+  const bool whole = value == std::floor(value);  // --memory 128M: "128 MiB"
   std::snprintf(out, sizeof(out),
-                unit == 0 || whole ? "%.0f %s" : bytes < 10 ? "%.2f %s" : "%.1f %s", bytes,
-                kUnits[unit]);
+                unit == kUnits[0] || whole ? "%.0f %s" : value < 10 ? "%.2f %s" : "%.1f %s",
+                value, unit);
   return out;
 }
 
@@ -203,14 +214,10 @@ std::string Count(uint64_t n, const std::string& noun, const std::string& plural
 }
 
 std::string HumanBytes(double bytes) {
-  static const char* kUnits[] = {"B", "KB", "MB", "GB", "TB"};
-  int unit = 0;
-  while (bytes >= 1000 && unit < 4) {
-    bytes /= 1000;
-    ++unit;
-  }
+  static const char* const kUnits[] = {"B", "KB", "MB", "GB", "TB"};
+  const auto [value, unit] = Scaled(bytes, 1000, kUnits);
   char out[32];
-  std::snprintf(out, sizeof(out), unit == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnits[unit]);
+  std::snprintf(out, sizeof(out), unit == kUnits[0] ? "%.0f %s" : "%.2f %s", value, unit);
   return out;
 }
 
