@@ -1317,6 +1317,7 @@ RunSummary Engine<Program>::Run() {
   summary.peak_rss_bytes = PeakRssBytes();
   summary.fixed_buffer_requests = io_->fixed_buffer_requests();
   summary.delay_buffer_max_bytes = summary.delayed_max * (sizeof(VertexId) + sizeof(EdgeValue));
+  summary.threads = threads_;
   summary.dynamic_disk_peak = dynamic_disk_peak_;
   if (options_.on_finish) options_.on_finish(summary);
   return summary;

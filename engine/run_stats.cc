@@ -102,7 +102,9 @@ std::string ToJson(const IterationStats& s) {
 
 std::string ToJson(const RunSummary& s) {
   std::string out = "{\"type\":\"summary\",\"version\":\"" + std::string(Version()) +
-                    "\",\"program\":\"" + s.program + "\",\"io_backend\":\"" +
+                    "\",\"program\":\"" + s.program + "\",\"command\":\"" +
+                    JsonEscape(s.command) + "\",\"parameters\":\"" + JsonEscape(s.parameters) +
+                    "\",\"threads\":" + std::to_string(s.threads) + ",\"io_backend\":\"" +
                     s.io_backend + "\",\"direct\":" + (s.direct ? "true" : "false") +
                     ",\"transport\":\"" + s.transport + '"' + ",\"shard_set\":\"" +
                     JsonEscape(s.shard_set) + '"' +

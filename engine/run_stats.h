@@ -40,6 +40,9 @@ struct IterationStats {
 
 struct RunSummary {
   std::string program;
+  std::string command;     // the command line that ran it (set by the caller; may be empty)
+  std::string parameters;  // the program's parameters, "name=value ..." (set by the caller)
+  int threads = 0;         // OpenMP threads the engine used
   std::string io_backend;  // "io_uring" or "pread"
   bool direct = false;     // O_DIRECT in use for the shard files
   std::string transport;   // "static" or "resident" (TransportName)

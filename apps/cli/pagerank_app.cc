@@ -1,5 +1,6 @@
 // needle run pagerank: ranks written one per vertex, --top K highest, --verify against a
 // double-precision power iteration.
+#include <cstdio>
 #include <functional>
 #include <queue>
 #include <utility>
@@ -46,6 +47,9 @@ int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& op
     AppendNumber(line, v.rank);
   };
   app.header = "rank";
+  char parameters[64];
+  std::snprintf(parameters, sizeof parameters, "tolerance=%g damping=0.85", c.tolerance.value);
+  app.parameters = parameters;
   app.npy_descr = "<f8";
   app.binary = [](const apps::PageRank::VertexValue& v, std::string& bytes) {
     bytes.append(reinterpret_cast<const char*>(&v.rank), sizeof v.rank);

@@ -83,6 +83,10 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
   for (size_t k = 0; k < used; ++k) {
     app.header += (k == 0 ? "d_" : "\td_") + std::to_string(sources[k]);
   }
+  app.parameters = "sources=";
+  for (size_t k = 0; k < used; ++k) {
+    app.parameters += (k == 0 ? "" : ",") + std::to_string(sources[k]);
+  }
   app.npy_descr = "<f4";
   app.npy_columns = used;
   app.binary = [used](const Value& d, std::string& bytes) {

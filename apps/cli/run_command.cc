@@ -104,6 +104,8 @@ void CheckOutputPaths(const RunConfig& c) {
 
 int RunRun(const std::vector<std::string>& args) {
   RunConfig c;
+  c.command = "needle run";
+  for (const std::string& a : args) c.command += " " + a;
   std::string io;
   po::options_description options("run options");
   auto add = options.add_options();

@@ -14,6 +14,7 @@
 namespace needle::cli {
 
 struct RunConfig {
+  std::string command;     // "needle run ..." as given, for the --stats summary
   std::string app;
   std::string input;
   Whole<uint32_t> iterations;  // when given: at most this many iterations

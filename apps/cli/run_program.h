@@ -27,6 +27,8 @@ struct AppOutput {
   std::function<void(const Value&, std::string&)> format;
   // The names of those values, tab-separated, for the --out header ("vertex\t" + header).
   std::string header;
+  // The program's parameters for the --stats summary: "tolerance=0.0001 damping=0.85".
+  std::string parameters;
   // --out FILE.npy (numpy's '<' types: this build's byte order, checked below): the type of the values, their count per vertex (0: one, a 1-D array),
   // and what appends one vertex's values, little-endian.
   std::string npy_descr;
@@ -66,6 +68,8 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   Engine<Program> engine(set, std::move(program), o);
   RunSummary summary = engine.Run();
   summary.program = c.app;
+  summary.command = c.command;
+  summary.parameters = app.parameters;
   outputs.reporter.Finish(summary);
   std::fprintf(c.say, "%s: %s\n", c.app.c_str(), DescribeRun(summary).c_str());
   // --verify runs before --out is written, so that values that failed the check say so.

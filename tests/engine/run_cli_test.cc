@@ -62,6 +62,12 @@ TEST_F(RunCliTest, PageRankWritesValuesStatsAndTop) {
       EXPECT_NE(line.find("\"peak_rss_bytes\""), std::string::npos);
       EXPECT_NE(line.find("\"version\":\"" + std::string(Version()) + "\""), std::string::npos)
           << line;
+      // What ran: the command line, the app's parameters, the threads.
+      EXPECT_NE(line.find("\"command\":\"needle run pagerank "), std::string::npos) << line;
+      EXPECT_NE(line.find("\"parameters\":\"tolerance=1e-06 damping=0.85\""),
+                std::string::npos)
+          << line;
+      EXPECT_NE(line.find("\"threads\":"), std::string::npos) << line;
       ++summaries;
     }
   }
