@@ -7,7 +7,7 @@
 # Skips apt-get entirely when everything is already installed.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config liburing-dev
-          libboost-program-options-dev libgtest-dev zlib1g-dev liblzma-dev libxxhash-dev
+          libboost-program-options-dev libboost-dev libgtest-dev zlib1g-dev liblzma-dev libxxhash-dev
           gzip xz-utils time)
 case ${1:-} in
   "") ;;
