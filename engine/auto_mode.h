@@ -47,7 +47,8 @@ struct AutoInputs {
   // The last build, when there was one: what it read and wrote, and the edges it kept.
   uint64_t last_build_read = 0, last_build_written = 0, last_build_edges = 0;
   uint32_t last_served = 0;  // regular iterations the last set served before a shadow
-  double overlap = 0;        // the share of this iteration's senders that sent in the last
+  double overlap = 1;        // the share of this iteration's senders that sent in the last
+                             // (1: not measured, no bound)
   uint32_t iteration = 0;    // the iteration just run (0-based)
 };
 

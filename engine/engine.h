@@ -319,14 +319,18 @@ class Engine {
     in.last_build_written = last_build_written_;
     in.last_build_edges = last_build_edges_;
     in.last_served = served_;
+    in.overlap = 1;  // not measured yet: no bound (SenderOverlap)
+    return in;
+  }
+  // The share of this iteration's senders that also sent in the one before (auto_mode.h).
+  double SenderOverlap() const {
     uint64_t sent = 0, again = 0;
 #pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : sent, again)
     for (uint64_t u = 0; u < flags_.size(); ++u) {
       sent += (flags_[u] & kSent) != 0;
       again += (flags_[u] & (kSent | kSentBefore)) == (kSent | kSentBefore);
     }
-    in.overlap = sent > 0 ? static_cast<double>(again) / static_cast<double>(sent) : 0;
-    return in;
+    return sent > 0 ? static_cast<double>(again) / static_cast<double>(sent) : 0;
   }
   // Reads `set` (the static shards, or dynamic_'s) from now on, its windows `carries`.
   void UseSet(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
@@ -1250,7 +1254,13 @@ RunSummary Engine<Program>::Run() {
         if (!idle() && !final_flush) {
           AutoInputs inputs = AutoInputsNow(before, previous_changed);
           inputs.iteration = iteration;
-          const BuildEstimate estimate = EstimateBuild(inputs);
+          BuildEstimate estimate = EstimateBuild(inputs);
+          // The sender overlap (a pass over every vertex's flags) can only lower the estimate:
+          // measured only when the rest says a build pays and no set has been built yet.
+          if (estimate.Pays() && last_build_edges_ == 0) {
+            inputs.overlap = SenderOverlap();
+            estimate = EstimateBuild(inputs);
+          }
           build = options_.auto_decides ? options_.auto_decides(estimate, iteration)
                                         : estimate.Pays();
           if (build && options_.log) {

@@ -86,10 +86,8 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   const std::string failed =
       difference.empty() ? ""
                          : "--verify: " + c.app + " differs from " + app.oracle + ": " + difference;
-  OutputFile* npy = outputs.values && outputs.values->path().size() > 4 &&
-                            outputs.values->path().ends_with(".npy")
-                        ? &*outputs.values
-                        : nullptr;
+  OutputFile* npy =
+      outputs.values && outputs.values->path().ends_with(".npy") ? &*outputs.values : nullptr;
   if (npy != nullptr && (!summary.converged || !failed.empty())) {
     // An array cannot say that it is not the answer: none is written (the temporary goes).
     std::fprintf(stderr, "needle: %s not written: the values are not the answer (give a .tsv "

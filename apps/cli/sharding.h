@@ -14,8 +14,8 @@ namespace needle::cli {
 void ApplyInputOptions(const GraphInputOptions& input, ShardOptions& shard);
 
 // Where GRAPH's shard sets go by default, as a path prefix: GRAPH itself (GRAPH.shards,
-// GRAPH.sym.shards, ...) or, with --shards-dir DIR, DIR/NAME where NAME is GRAPH's file name.
-// Throws UsageError when DIR exists and is not a directory.
+// GRAPH.sym.shards, ...) or, with --shards-dir DIR, DIR/NAME where NAME is GRAPH's file name
+// (DIR is created when missing). Throws UsageError when DIR exists and is not a directory.
 std::string ShardsPrefix(const std::string& input, const std::string& shards_dir);
 
 // ShardGraph with a progress bar on a terminal and its messages on `say`.
