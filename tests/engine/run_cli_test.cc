@@ -354,6 +354,9 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   r = Needle("run cc " + ShellQuote(input) + " --mode dynamic");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--mode must be static, ads, ods or auto"), std::string::npos) << r.err;
+  r = Needle("run cc " + ShellQuote(input) + " --gather bogus");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--gather must be auto, scan or route"), std::string::npos) << r.err;
   r = Needle("run cc " + ShellQuote(input) + " --mode ods --shadow-below 1.5");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--shadow-below must lie between 0 and 1"), std::string::npos) << r.err;
