@@ -48,8 +48,8 @@ import json
 for l in open('$stats/$b-1.json'):
     d = json.loads(l)
     if d['type'] == 'summary':
-        print(d['iterations'], d['inner_passes'], d['bytes_read']['total'] / 1e6,
-              d['bytes_written']['total'] / 1e6, d['peak_rss_bytes'] / 1e6)")
+        print(d['iterations'], d['inner_passes'], d['bytes_read'] / 1e6,
+              d['bytes_written'] / 1e6, d['peak_rss_bytes'] / 1e6)")
   [ -n "$base_t" ] || { base_t=$median; base_i=$iters; }
   python3 -c "
 print('%-8s %10d %10d %9.2f %10.1f %10.1f %9.1f %9.2f %9.3f' % ('$b', $iters, $inner, $median,

@@ -134,7 +134,7 @@ class Engine {
       route_ = false;  // auto: scan rather than refuse a budget that holds everything else
       plan_ = plan_mode();
     }
-    if (options_.log) options_.log(plan_.Describe());
+    if (options_.detail) options_.detail(plan_.Describe());
     const EdgeValue identity = program_.identity();
     identity_.resize(sizeof(EdgeValue));
     std::memcpy(identity_.data(), &identity, sizeof(EdgeValue));
@@ -355,10 +355,14 @@ class Engine {
   void ComputeStreamed(uint32_t p, uint32_t iteration);
   // Applies `acc` to `value`. Returns whether the vertex changed (every vertex does in the first
   // iteration, `everyone`), and then sets `message` to what it sends.
+  // `largest` keeps the largest change() seen (ReportsChange programs).
   bool Apply(const VertexContext& ctx, VertexValue& value, const Accumulator& acc, bool everyone,
-             EdgeValue& message) const {
+             EdgeValue& message, double& largest) const {
     const VertexValue old = value;
     value = program_.apply(ctx, old, acc);
+    if constexpr (ReportsChange<Program>) {
+      largest = std::max(largest, static_cast<double>(program_.change(old, value)));
+    }
     if (!everyone && !program_.changed(old, value)) return false;
     message = program_.scatter(ctx, everyone ? VertexValue{} : old, value);
     return true;
@@ -523,7 +527,7 @@ void Engine<Program>::ComputeStreamed(uint32_t p, uint32_t iteration) {
   EdgeValue message = identity;
   if (everyone || touched) {
     ++stats_.active_vertices;
-    if (Apply(ctx, values[0], acc, everyone, message)) {
+    if (Apply(ctx, values[0], acc, everyone, message, stats_.largest_change)) {
       changed = !(message == identity);
       ++stats_.changed_vertices;
     }
@@ -670,8 +674,9 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   const bool flush = flush_ && !inner;
   uint64_t flushed = 0;
   uint64_t used = 0;  // messages found on the loaded in-edges (dense passes)
+  double largest = stats_.largest_change;
 #pragma omp parallel num_threads(threads_) reduction(+ : active, changed, flushed, used) \
-    reduction(min : stray)
+    reduction(min : stray) reduction(max : largest)
   {
     const int nt = omp_get_num_threads(), t_id = omp_get_thread_num();
     // This thread's targets: whole sweep blocks, so that a block's flag has one writer.
@@ -764,7 +769,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       if (everyone || touched_[v]) {
         const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
         ++active;
-        sent = Apply(ctx, values[v], acc_[v], everyone, message_[v]);
+        sent = Apply(ctx, values[v], acc_[v], everyone, message_[v], largest);
       }
       if (delayed) {
         const EdgeValue& d = delay_[begin + v];
@@ -821,6 +826,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   stats_.active_vertices += active;
   stats_.edges_used += used;
   stats_.changed_vertices += changed;
+  stats_.largest_change = largest;
   delayed_count_ -= flushed;
   return changed;
 }
@@ -1223,6 +1229,12 @@ RunSummary Engine<Program>::Run() {
         transport_->Clear(p);
         dirty_[p] = 0;
         ++stats_.intervals_cleared;
+      }
+      if (options_.on_interval) {
+        const IoCounters now = io_->counters();
+        options_.on_interval(IntervalProgress{
+            iteration, p + 1, n, now.TotalRead() - before.TotalRead(),
+            now.TotalWritten() - before.TotalWritten()});
       }
     }
     flush_ = false;

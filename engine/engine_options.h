@@ -15,6 +15,15 @@ struct BuildEstimate;
 struct IterationStats;
 struct RunSummary;
 
+// Where an iteration stands (EngineOptions::on_interval).
+struct IntervalProgress {
+  uint32_t iteration = 0;
+  uint32_t intervals_done = 0;  // of `intervals`, in order
+  uint32_t intervals = 0;
+  uint64_t bytes_read = 0;  // by the iteration so far
+  uint64_t bytes_written = 0;
+};
+
 // EngineOptions::max_iterations for "until converged" (the default).
 inline constexpr uint32_t kNoIterationLimit = UINT32_MAX;
 
@@ -90,8 +99,14 @@ struct EngineOptions {
   // Called after every iteration and once at the end; either may be empty.
   std::function<void(const IterationStats&)> on_iteration;
   std::function<void(const RunSummary&)> on_finish;
-  // One-line messages (the I/O backend fallback note, the memory plan); may be empty.
+  // After every interval of an iteration (computed or not): how far the iteration has got.
+  // May be empty; called on the engine's thread.
+  std::function<void(const IntervalProgress&)> on_interval;
+  // One-line messages a person should see (the I/O backend fallback note, mode decisions);
+  // may be empty.
   std::function<void(const std::string&)> log;
+  // Lines that explain a decision in detail (the memory plan): needle run --verbose.
+  std::function<void(const std::string&)> detail;
 };
 
 }  // namespace needle

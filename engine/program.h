@@ -133,6 +133,16 @@ concept AccumulationProgram = GasProgram<P> &&
   { p.extract(v, value) } -> std::same_as<AccumulatorOf<P>>;
 };
 
+// True when the program defines change(old, now): how far a vertex moved in one apply, for
+// the progress a person watches (PageRank: the relative change of the rank). The engine
+// reports the largest of an iteration (IterationStats::largest_change); it never decides
+// anything with it.
+template <class P>
+concept ReportsChange = GasProgram<P> &&
+    requires(const P& p, const typename P::VertexValue& value) {
+  { p.change(value, value) } -> std::convertible_to<double>;
+};
+
 // True when a selection program defines priority(): the ordered schedule (above).
 template <class P>
 concept OrderedProgram = GasProgram<P> && !AccumulationProgram<P> &&

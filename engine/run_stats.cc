@@ -11,7 +11,7 @@ namespace {
 
 void AppendNumber(std::string& out, const char* key, double value) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "\"%s\":%.6f,", key, value);
+  std::snprintf(buf, sizeof buf, "\"%s\":%.9g,", key, value);
   out += buf;
 }
 
@@ -23,19 +23,20 @@ void AppendNumber(std::string& out, const char* key, uint64_t value) {
   out += ',';
 }
 
+// Flat, so that every figure is a column of pandas.read_json(lines=True): "KEY" the total,
+// then "KEY_KIND" per file kind.
 void AppendKinds(std::string& out, const char* key,
                  const std::array<uint64_t, static_cast<size_t>(FileKind::kCount)>& bytes) {
-  out += '"';
-  out += key;
-  out += "\":{";
   uint64_t total = 0;
+  for (uint64_t b : bytes) total += b;
+  AppendNumber(out, key, total);
   for (size_t k = 0; k < bytes.size(); ++k) {
     out += '"';
+    out += key;
+    out += '_';
     out += FileKindName(static_cast<FileKind>(k));
     out += "\":" + std::to_string(bytes[k]) + ',';
-    total += bytes[k];
   }
-  out += "\"total\":" + std::to_string(total) + "},";
 }
 
 std::string Close(std::string out) {
@@ -85,6 +86,7 @@ std::string ToJson(const IterationStats& s) {
   AppendTimesAndTraffic(out, s);
   AppendNumber(out, "active_vertices", s.active_vertices);
   AppendNumber(out, "changed_vertices", s.changed_vertices);
+  AppendNumber(out, "largest_change", s.largest_change);
   AppendNumber(out, "intervals_computed", uint64_t{s.intervals_computed});
   AppendNumber(out, "intervals_cleared", uint64_t{s.intervals_cleared});
   AppendNumber(out, "inner_passes", s.inner_passes);

@@ -24,6 +24,8 @@ struct IterationStats {
   uint64_t edges_used = 0;
   uint64_t active_vertices = 0;   // vertices computed
   uint64_t changed_vertices = 0;  // vertices whose change was scattered
+  // The largest change() of a vertex in the iteration (ReportsChange programs; 0 otherwise).
+  double largest_change = 0;
   uint32_t intervals_computed = 0;
   uint32_t intervals_cleared = 0;  // not computed, but their old messages overwritten
   uint64_t inner_passes = 0;       // extra passes of intervals over their own messages

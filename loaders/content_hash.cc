@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/unique_fd.h"
 #include "loaders/csr_file.h"
+#include "loaders/webgraph_input.h"
 
 namespace needle {
 namespace {
@@ -23,6 +24,7 @@ struct Xxh3StateDeleter {
 }  // namespace
 
 uint64_t FileContentHash(const std::string& path, GraphFormat requested) {
+  if (IsWebGraphInput(path, requested)) return WebGraphContentHash(ResolveWebGraph(path));
   if (IsCsrInput(path, requested)) return CsrFile::Open(path).header_hash();
   UniqueFd fd = OpenForReading(path);
   std::unique_ptr<XXH3_state_t, Xxh3StateDeleter> state(XXH3_createState());

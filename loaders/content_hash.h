@@ -8,6 +8,8 @@
 //        it covers every byte of the file; reading it costs the header and the table only.
 //   text (plain, gzip or xz): XXH3-64 of every byte of the file as stored (the compressed
 //        bytes for gzip and xz), streamed in 1 MiB reads.
+//   WebGraph BVGraph (IsWebGraphInput, loaders/webgraph_input.h): XXH3-64 streamed over every
+//        byte of X.graph and then of X.properties (X.offsets is derived data and left out).
 #pragma once
 
 #include <cstdint>

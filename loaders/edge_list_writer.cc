@@ -90,7 +90,7 @@ std::string CommentLines(const std::string& comment) {
 // Writes `total` edges, which for_range(begin, end, f) produces in order as f(u, v, w).
 template <class ForRange>
 void WriteText(OutputFile& out, const std::string& comment, int threads, uint64_t total,
-               bool weighted, const ForRange& for_range) {
+               bool weighted, const ForRange& for_range, const WriteProgress& progress) {
   threads = ThreadCount(threads);
   const uint64_t parts = static_cast<uint64_t>(threads);
   const std::string& path = out.path();
@@ -134,13 +134,14 @@ void WriteText(OutputFile& out, const std::string& comment, int threads, uint64_
     } else {  // a device or a pipe: in order
       for (uint64_t t = 0; t < parts; ++t) out.Write(text[t].data(), lengths[t]);
     }
+    if (progress) progress(batch_end, total);
   }
 }
 
 }  // namespace
 
 void WriteEdgeListText(const EdgeList& edges, OutputFile& out, const std::string& comment,
-                       int threads) {
+                       int threads, const WriteProgress& progress) {
   const std::vector<uint64_t> starts = edges.SegmentStarts();
   const uint64_t total = starts.back();
   auto for_range = [&](uint64_t begin, uint64_t end, auto&& f) {
@@ -148,11 +149,11 @@ void WriteEdgeListText(const EdgeList& edges, OutputFile& out, const std::string
       for (uint64_t i = 0; i < count; ++i) f(e[i].source, e[i].target, w ? w[i] : Weight{1});
     });
   };
-  WriteText(out, comment, threads, total, edges.weighted, for_range);
+  WriteText(out, comment, threads, total, edges.weighted, for_range, progress);
 }
 
 void WriteCsrAsEdgeListText(const Csr& csr, OutputFile& out, const std::string& comment,
-                            int threads) {
+                            int threads, const WriteProgress& progress) {
   const EdgeIndex* offsets = csr.offsets.data();
   const uint64_t n = csr.num_vertices;
   auto for_range = [&](uint64_t begin, uint64_t end, auto&& f) {
@@ -172,7 +173,7 @@ void WriteCsrAsEdgeListText(const Csr& csr, OutputFile& out, const std::string& 
       }
     }
   };
-  WriteText(out, comment, threads, csr.NumEdges(), csr.weighted, for_range);
+  WriteText(out, comment, threads, csr.NumEdges(), csr.weighted, for_range, progress);
 }
 
 void WriteEdgeListText(const EdgeList& edges, const std::string& path, const std::string& comment,

@@ -33,6 +33,8 @@ std::string_view FormatName(GraphFormat format) {
       return "gr";
     case GraphFormat::kCsr:
       return "csr";
+    case GraphFormat::kWebGraph:
+      return "webgraph";
   }
   return "?";
 }
@@ -57,8 +59,9 @@ GraphFormat ParseFormatName(std::string_view name) {
   if (name == "mtx" || name == "mm") return GraphFormat::kMatrixMarket;
   if (name == "gr" || name == "dimacs") return GraphFormat::kDimacs;
   if (name == "csr") return GraphFormat::kCsr;
+  if (name == "webgraph" || name == "bv" || name == "bvgraph") return GraphFormat::kWebGraph;
   throw std::invalid_argument("unknown format '" + std::string(name) +
-                              "' (expected auto, snap, mtx, gr or csr)");
+                              "' (expected auto, snap, mtx, gr, csr or webgraph)");
 }
 
 Compression DetectCompression(const void* head, size_t size) {

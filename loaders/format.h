@@ -2,6 +2,8 @@
 //
 // The format comes from --format when given, else from the file itself: the .csr magic,
 // a "%%MatrixMarket" banner, a DIMACS "p sp"/"p tw" or "c" line, otherwise an edge list.
+// A WebGraph BVGraph is several files (X.graph, X.properties, X.offsets) and is recognised by
+// its names before any of this (IsWebGraphInput, loaders/webgraph_input.h).
 // Compression (gzip, xz) is recognised by its magic bytes, so a misnamed file still reads.
 #pragma once
 
@@ -12,13 +14,15 @@
 
 namespace needle {
 
-enum class GraphFormat { kAuto, kEdgeList, kMatrixMarket, kDimacs, kCsr };
+enum class GraphFormat { kAuto, kEdgeList, kMatrixMarket, kDimacs, kCsr, kWebGraph };
 enum class Compression { kNone, kGzip, kXz };
 enum class WeightMode { kAuto, kWeighted, kUnweighted };
 
-std::string_view FormatName(GraphFormat format);  // "edgelist", "mtx", "gr", "csr", "auto"
+// "edgelist", "mtx", "gr", "csr", "webgraph", "auto"
+std::string_view FormatName(GraphFormat format);
 std::string_view CompressionName(Compression compression);  // "none", "gzip", "xz"
-// Parses a --format value: auto, snap|el|wel|txt|edgelist, mtx, gr|dimacs, csr.
+// Parses a --format value: auto, snap|el|wel|txt|edgelist, mtx, gr|dimacs, csr,
+// webgraph|bv|bvgraph.
 // Throws std::invalid_argument naming the accepted values.
 GraphFormat ParseFormatName(std::string_view name);
 

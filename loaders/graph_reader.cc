@@ -1,5 +1,7 @@
 #include "loaders/graph_reader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
@@ -14,6 +16,8 @@
 #include "base/huge_array.h"
 #include "base/unique_fd.h"
 #include "loaders/csr_file.h"
+#include "loaders/webgraph_input.h"
+#include "loaders/webgraph_reader.h"
 
 namespace needle {
 
@@ -240,6 +244,15 @@ class TextGraphReader final : public GraphReader {
 
   std::optional<uint64_t> num_vertices() const override { return num_vertices_; }
   std::optional<uint64_t> num_edges() const override { return num_edges_; }
+  double fraction_read() const override {
+    if (file_bytes_ == 0) {
+      struct stat st {};
+      if (stat(path().c_str(), &st) != 0 || st.st_size <= 0) return 0;
+      file_bytes_ = static_cast<uint64_t>(st.st_size);
+    }
+    return std::min(1.0, static_cast<double>(stream_->file_bytes_read()) /
+                             static_cast<double>(file_bytes_));
+  }
 
  protected:
   uint64_t Fill(uint64_t first, uint64_t count, const EdgeBuffers& out) override {
@@ -310,6 +323,7 @@ class TextGraphReader final : public GraphReader {
   bool ended_ = false;
   std::optional<uint64_t> num_vertices_;
   std::optional<uint64_t> num_edges_;
+  mutable uint64_t file_bytes_ = 0;  // the file's size, once fraction_read() asked
 };
 
 }  // namespace
@@ -320,7 +334,9 @@ std::unique_ptr<GraphReader> GraphReader::Open(const std::string& path,
     throw Error(path, "block reader needs block_edges > 0 and buffers > 0");
   }
   std::unique_ptr<GraphReader> reader;
-  if (IsCsrInput(path, options.read.format)) {
+  if (IsWebGraphInput(path, options.read.format)) {  // first: X itself need not exist
+    reader = OpenWebGraphReader(path, options);
+  } else if (IsCsrInput(path, options.read.format)) {
     reader = std::make_unique<CsrGraphReader>(path, CsrFile::Open(path));
   } else {
     reader = std::make_unique<TextGraphReader>(path, options.read,

@@ -5,7 +5,8 @@
 // graph, so readers of graphs larger than memory (the sharder) use it.
 //
 // Edge order: a .csr file's CSR order (by source); a text file's input order, Matrix Market
-// symmetric entries expanded to (u, v), (v, u) in place.
+// symmetric entries expanded to (u, v), (v, u) in place; a WebGraph BVGraph's order (by
+// source, successors ascending; loaders/webgraph_reader.h).
 //
 // Cost: on .csr files every range costs what it reads (plus the checksum chunks it touches).
 // Text files can only be read forward: a read that starts at or after the previous one's end
@@ -91,11 +92,16 @@ class GraphReader {
   // read that reached the end of the graph.
   virtual std::optional<uint64_t> num_vertices() const = 0;
   virtual std::optional<uint64_t> num_edges() const = 0;
+  // The share of the input file consumed so far (0 to 1; 0 when the reader cannot say): with
+  // the edges read, an estimate of num_edges() before it is known (progress, ETA). Call it
+  // between blocking reads, not while an async read runs.
+  virtual double fraction_read() const { return 0; }
   // A fingerprint of the input file, equal to FileContentHash(path, format requested) from
   // loaders/content_hash.h: for a .csr its header_hash (known at once; it covers the header
   // and the chunk table, so every byte of every section); for a text file XXH3-64 of all its
   // bytes (compressed bytes for gzip/xz), known once a read has reached the end of the graph,
-  // nullopt before. May be called from any thread.
+  // nullopt before; for a BVGraph XXH3-64 of X.graph then X.properties, known at once. May be
+  // called from any thread.
   std::optional<uint64_t> content_hash() const;
 
   // Reads edges [first, first + n) with n ≤ out.targets.size() into `out`; the block is shorter

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "loaders/edge_list.h"
 
@@ -22,6 +23,9 @@ struct RmatOptions {
   double b = 0.19;
   double c = 0.19;
   bool scramble_ids = true;
+  // Called now and then with the edges generated so far and the total, always from the
+  // calling thread's OpenMP thread 0 (never concurrently); may be empty.
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 // Throws std::invalid_argument for a scale outside 1..31, an edge factor below 1 or

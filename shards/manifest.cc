@@ -11,8 +11,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "base/error.h"
 #include "base/types.h"
@@ -20,6 +22,7 @@
 #include "base/version.h"
 #include "io/output_file.h"
 #include "loaders/content_hash.h"
+#include "loaders/webgraph_input.h"
 #include "shards/shard_layout.h"
 
 namespace needle {
@@ -84,11 +87,22 @@ std::string RebuildAdvice(const std::string& dir, std::string_view text) {
 InputFingerprint InputFingerprint::Stat(const std::string& path) {
   InputFingerprint f;
   f.path = std::filesystem::absolute(path).lexically_normal().string();
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) ThrowSystemError(path, "cannot stat");
-  f.size = static_cast<uint64_t>(st.st_size);
-  f.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  f.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  // A BVGraph is two files (X.graph and X.properties; the path may be X, which is none):
+  // their sizes add up, and the later of their times stands for both, so that an edit of
+  // either is seen.
+  std::vector<std::string> files{path};
+  if (const std::optional<WebGraphPaths> webgraph = FindWebGraph(path)) {
+    files = {webgraph->graph, webgraph->properties};
+  }
+  for (const std::string& file : files) {
+    struct stat st {};
+    if (stat(file.c_str(), &st) != 0) ThrowSystemError(file, "cannot stat");
+    f.size += static_cast<uint64_t>(st.st_size);
+    f.mtime_ns = std::max(
+        f.mtime_ns, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+    f.ctime_ns = std::max(
+        f.ctime_ns, static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec);
+  }
   return f;
 }
 

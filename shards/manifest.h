@@ -51,7 +51,8 @@ struct InputFingerprint {
   int64_t mtime_ns = 0;
   int64_t ctime_ns = 0;  // the inode's change time: any write or touch sets it to now
   uint64_t content_hash = 0;
-  // Path, size and times of `path` (content_hash left 0). Throws Error.
+  // Path, size and times of `path` (content_hash left 0); of a BVGraph, the sum of the sizes
+  // of X.graph and X.properties and the later of their times. Throws Error.
   static InputFingerprint Stat(const std::string& path);
   // Whether path, size and both times are those of `other`.
   bool SameStat(const InputFingerprint& other) const;

@@ -300,7 +300,13 @@ class Sharder {
       auto* out = reinterpret_cast<Record*>(log.NextBuffer());
       log.Append(bucket_shift(), GroupBlock(b, out));
       position += count;
-      Progress(1, position, reader.num_edges().value_or(0));
+      // Until the reader knows the count, the edges so far scaled by the share of the file
+      // read: an estimate, good enough for a percentage and an ETA.
+      uint64_t total = reader.num_edges().value_or(0);
+      if (const double read = reader.fraction_read(); total == 0 && read > 0.001) {
+        total = std::max(position, static_cast<uint64_t>(static_cast<double>(position) / read));
+      }
+      Progress(1, position, total);
     }
     log.Finish();
     input_edges_ = position;
@@ -399,7 +405,7 @@ class Sharder {
                                   "have (" +
                                   std::to_string(kMaxIntervals) + "); raise --memory");
     }
-    Log(report_.plan.rule);
+    if (options_.detail) options_.detail(report_.plan.rule);
     const auto& bounds = report_.plan.bounds;
     interval_edges_.assign(report_.plan.num_intervals(), 0);
     for (uint32_t p = 0; p < report_.plan.num_intervals(); ++p) {

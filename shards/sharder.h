@@ -59,8 +59,10 @@ struct ShardOptions {
   // Backend for writing the shard files, O_DIRECT by default where the file system allows it:
   // they are written once and fsynced, so the page cache would only add a copy of each byte.
   IoOptions io{.direct = true};
-  // Progress and messages (reuse decisions, the interval rule); may be empty.
+  // Messages (reuse decisions, fallbacks); may be empty.
   std::function<void(const std::string&)> log;
+  // The rule the intervals were cut by, in full (needle shard --verbose); may be empty.
+  std::function<void(const std::string&)> detail;
   // Progress callback: phase (1..3), units done, units total. May be empty.
   std::function<void(int, uint64_t, uint64_t)> progress;
 };

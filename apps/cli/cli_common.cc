@@ -125,7 +125,8 @@ std::ostream& operator<<(std::ostream& out, const MemorySize& v) { return out <<
 
 void AddGraphInputOptions(po::options_description& options, GraphInputOptions& values) {
   options.add_options()("format", po::value(&values.format)->default_value("auto"),
-                        "input format: auto, snap (edge list), mtx, gr, csr")(
+                        "input format: auto, snap (edge list), mtx, gr, csr, webgraph (a "
+                        "BVGraph: X.graph, X.properties or X)")(
       "weights", po::value(&values.weights)->default_value("auto"),
       "auto (what the file has), yes (require a weight column) or no (ignore weights)")(
       "threads", po::value(&values.threads)->default_value(Whole<uint32_t>{0}, "0"),
@@ -182,6 +183,22 @@ std::optional<po::variables_map> ParseCommandLine(
     throw UsageError(e.what());
   }
   return vm;
+}
+
+void AddCacheOptions(po::options_description& options, CacheChoice& values) {
+  options.add_options()(
+      "direct", po::bool_switch(&values.direct),
+      "O_DIRECT for every shard, message and value file written or read (cold-cache runs)")(
+      "buffered", po::bool_switch(&values.buffered),
+      "the page cache for all of them (default: shard files are written with O_DIRECT and "
+      "read through the page cache)");
+}
+
+CachePolicy ToCachePolicy(const CacheChoice& values) {
+  if (values.direct && values.buffered) {
+    throw UsageError("--direct and --buffered exclude each other");
+  }
+  return CachePolicy{!values.buffered, values.direct};
 }
 
 namespace {

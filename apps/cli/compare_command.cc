@@ -150,7 +150,7 @@ int RunCompare(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("app", 1).add("input", 1);
   const std::string usage =
-      "needle compare APP GRAPH|SHARDDIR [--modes static,ads,ods,auto] [--memory 1G] [--direct]\n"
+      "needle compare APP GRAPH|SHARDDIR [--modes static,ads,ods,auto] [--memory SIZE] [--direct]\n"
       "                [--csv F] [--json F] [--plot F.svg]\n"
       "Runs APP once per mode on the same shard set (--transport static), checks that the\n"
       "answers agree (cc, mssp: identical; pagerank: within 10 x its tolerance) and prints\n"
@@ -158,10 +158,16 @@ int RunCompare(const std::vector<std::string>& args) {
       "iterations), with ratios to static; edges loaded, the share of them that carried a\n"
       "message (utilisation) and their ratio to the ideal (the edges that carried a message\n"
       "in the static run); the delay buffer's and the dynamic shards' peak sizes; peak RSS.\n"
-      "Exit status 4 when an answer differs.\n"
-      "  e.g. needle compare pagerank web.shards --memory 2G --plot modes.svg";
+      "Exit status 4 when an answer differs.\n\n"
+      "examples:\n"
+      "  needle compare pagerank web.txt.gz --memory 256M --plot modes.svg\n"
+      "  needle compare cc web.sym.shards --modes static,ods --direct --csv cc.csv\n\n"
+      "--memory sizes the intervals as for needle run (each mode also needs its dynamic\n"
+      "shards' buffers); the modes differ most where the shard set is several times --memory.";
   if (!ParseCommandLine(args, usage, options, positional)) return 0;
-  if (FindApp(c.app) == nullptr) throw UsageError("unknown app '" + c.app + "' (" + AppNames() + ")");
+  if (FindApp(c.app) == nullptr) {
+    throw UsageError("unknown app '" + c.app + "' (" + AppNames() + ")");
+  }
   const std::vector<std::string> modes = Split(c.modes);
   if (modes.empty() || modes[0] != "static") {
     throw UsageError("--modes must start with static (the others are compared with it)");
@@ -240,7 +246,7 @@ int RunCompare(const std::vector<std::string>& args) {
   bool agree = true;
   const pt::ptree& base = runs[0].summary;
   const double base_seconds = Number(base, "seconds");
-  const double base_io = Number(base, "bytes_read.total") + Number(base, "bytes_written.total");
+  const double base_io = Number(base, "bytes_read") + Number(base, "bytes_written");
   // The ideal dynamic shard holds the edges that carried a message: static's edges_used.
   const double ideal = Number(base, "edges_used");
   std::fprintf(table, "%-7s %5s %6s %8s %7s %8s %8s %6s %8s %8s %5s %7s %8s %8s %7s  %s\n",
@@ -250,7 +256,7 @@ int RunCompare(const std::vector<std::string>& args) {
   std::vector<PlotSeries> series;
   for (const ModeRun& run : runs) {
     const pt::ptree& s = run.summary;
-    const double io = Number(s, "bytes_read.total") + Number(s, "bytes_written.total");
+    const double io = Number(s, "bytes_read") + Number(s, "bytes_written");
     const double edges = Number(s, "edges_loaded");
     double difference = 0;
     std::string answer = "reference";
@@ -268,7 +274,7 @@ int RunCompare(const std::vector<std::string>& args) {
                  "%8.1f %7.1f  %s\n",
                  run.mode.c_str(), Number(s, "iterations"), Number(s, "shadow_iterations"),
                  Number(s, "seconds"), base_seconds / std::max(Number(s, "seconds"), 1e-9),
-                 Number(s, "bytes_read.total") / 1e6, Number(s, "bytes_written.total") / 1e6,
+                 Number(s, "bytes_read") / 1e6, Number(s, "bytes_written") / 1e6,
                  io / std::max(base_io, 1.0),
                  (Number(s, "shadow_bytes_read") + Number(s, "shadow_bytes_written")) / 1e6,
                  edges / 1e6, Number(s, "edges_used") / std::max(edges, 1.0),
@@ -277,7 +283,7 @@ int RunCompare(const std::vector<std::string>& args) {
                  answer.c_str());
     PlotSeries curve{run.mode, {}};
     for (const pt::ptree& it : run.iterations) {
-      curve.points.push_back({Number(it, "iteration"), Number(it, "bytes_read.total"),
+      curve.points.push_back({Number(it, "iteration"), Number(it, "bytes_read"),
                              Number(it, "seconds"), it.get<bool>("shadow", false)});
     }
     series.push_back(std::move(curve));
@@ -297,8 +303,8 @@ int RunCompare(const std::vector<std::string>& args) {
         std::snprintf(line, sizeof line,
                       "%s,%.0f,%d,%.6f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n",
                       run.mode.c_str(), Number(it, "iteration"), it.get<bool>("shadow", false),
-                      Number(it, "seconds"), Number(it, "bytes_read.total"),
-                      Number(it, "bytes_written.total"), Number(it, "edges_loaded"),
+                      Number(it, "seconds"), Number(it, "bytes_read"),
+                      Number(it, "bytes_written"), Number(it, "edges_loaded"),
                       Number(it, "edges_used"), Number(it, "edges_changed"),
                       Number(it, "dynamic_edges"), Number(it, "delayed"),
                       Number(it, "delayed_vertices"), Number(it, "dynamic_disk_bytes"));

@@ -31,10 +31,10 @@ void PrintTop(const RunConfig& c, const ShardSet& set, Engine<apps::ConnectedCom
   const size_t singletons = static_cast<size_t>(std::count_if(
       components.begin(), components.end(), [](const auto& x) { return x.first == 1; }));
   const std::string largest = k == 1 ? "the largest" : "the " + std::to_string(k) + " largest";
-  std::fprintf(c.say, "%s (%zu of one vertex); %s (label = smallest vertex id):\n",
+  std::fprintf(c.report, "%s (%zu of one vertex); %s (label = smallest vertex id):\n",
                Count(components.size(), "component").c_str(), singletons, largest.c_str());
   for (size_t i = 0; i < k; ++i) {
-    std::fprintf(c.say, "  %u\t%s\n", components[i].second,
+    std::fprintf(c.report, "  %u\t%s\n", components[i].second,
                  Count(components[i].first, "vertex", "vertices").c_str());
   }
   // Sizes by powers of two: how many components of 1, 2-3, 4-7, ... vertices.
@@ -44,18 +44,18 @@ void PrintTop(const RunConfig& c, const ShardSet& set, Engine<apps::ConnectedCom
     if (histogram.size() <= bucket) histogram.resize(bucket + 1, 0);
     ++histogram[bucket];
   }
-  std::fprintf(c.say, "component sizes:");
+  std::fprintf(c.report, "component sizes:");
   for (size_t b = 0; b < histogram.size(); ++b) {
     if (histogram[b] == 0) continue;
     const unsigned long long lo = 1ull << b, hi = (1ull << (b + 1)) - 1;
     const auto n = static_cast<unsigned long long>(histogram[b]);
     if (lo == hi) {
-      std::fprintf(c.say, " %llu: %llu", lo, n);
+      std::fprintf(c.report, " %llu: %llu", lo, n);
     } else {
-      std::fprintf(c.say, " %llu-%llu: %llu", lo, hi, n);
+      std::fprintf(c.report, " %llu-%llu: %llu", lo, hi, n);
     }
   }
-  std::fprintf(c.say, "\n");
+  std::fprintf(c.report, "\n");
 }
 
 }  // namespace
@@ -70,6 +70,7 @@ int RunComponents(const RunConfig& c, const ShardSet& set, const EngineOptions& 
     bytes.append(reinterpret_cast<const char*>(&label), sizeof label);
   };
   app.top = [&](Engine<apps::ConnectedComponents>& engine) { PrintTop(c, set, engine); };
+  app.changed = "label changes";
   app.oracle = "union-find (the same partition)";
   app.oracle_values_per_vertex = 1;  // a uint32 parent and label per vertex: under one double
   app.verify = [](const Csr& g, Engine<apps::ConnectedComponents>& engine) {

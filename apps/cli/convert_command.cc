@@ -7,6 +7,7 @@
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
+#include "apps/cli/verbosity.h"
 #include "io/output_file.h"
 #include "loaders/csr_file.h"
 #include "loaders/edge_list_writer.h"
@@ -33,12 +34,26 @@ int RunConvert(const std::vector<std::string>& args) {
   add("drop-self-loops", po::bool_switch(&drop_loops), "remove edges (v, v)");
   add("drop-duplicates", po::bool_switch(&drop_duplicates),
       "keep only the first copy of repeated edges");
+  Verbosity verbosity;
+  AddVerbosityOptions(options, verbosity);
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;
   positional.add("input", 1);
-  if (!ParseCommandLine(args, "needle convert GRAPH -o OUT.csr [options]", options, positional)) {
+  if (!ParseCommandLine(args,
+                        "needle convert GRAPH -o OUT.csr [options]\n\n"
+                        "examples:\n"
+                        "  needle convert web.txt.gz -o web.csr               (binary CSR: the "
+                        "fastest input)\n"
+                        "  needle convert roads.gr -o roads.csr --symmetrize --drop-duplicates\n"
+                        "  needle convert cnr-2000.graph -o cnr.el            (a BVGraph to a "
+                        "text edge list)\n\n"
+                        "Reads GRAPH whole into memory (its edges and the CSR). OUT ending in "
+                        ".csr gets needle's\nbinary CSR (docs/csr-format.md), any other name "
+                        "a text edge list sorted by source.",
+                        options, positional)) {
     return 0;
   }
+  CheckVerbosity(verbosity);
   if (out.empty()) throw UsageError("no output: give -o OUT (OUT.csr, a text file, or -)");
   load.read = ToReadOptions(input_options);
   load.csr.threads = load.read.threads;
@@ -46,7 +61,7 @@ int RunConvert(const std::vector<std::string>& args) {
   if (drop_duplicates) load.csr.duplicates = DuplicatePolicy::kDrop;
 
   OutputFile output(out);  // before the work: a bad output path fails now
-  std::FILE* say = output.is_stdout() ? stderr : stdout;
+  std::FILE* say = MessagesTo(output.is_stdout() ? stderr : stdout, verbosity);
   LoadReport report;
   Csr csr = LoadGraph(input, load, &report);
   const bool binary = out.size() >= 4 && out.compare(out.size() - 4, 4, ".csr") == 0;

@@ -85,8 +85,21 @@ int RunInfo(const std::vector<std::string>& args) {
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;
   positional.add("input", 1);
-  if (!ParseCommandLine(args, "needle info GRAPH|SHARDDIR [options]", options, positional))
+  if (!ParseCommandLine(args,
+                        "needle info GRAPH|SHARDDIR [options]\n\n"
+                        "examples:\n"
+                        "  needle info web.txt.gz          (counts, degrees, format of a graph "
+                        "file)\n"
+                        "  needle info cnr-2000.graph      (a WebGraph BVGraph: X.graph, "
+                        "X.properties or X)\n"
+                        "  needle info web.txt.gz.shards   (a shard set: intervals, bytes per "
+                        "file kind, valid?)\n\n"
+                        "A graph file is read whole into memory to count self-loops and "
+                        "duplicates; a shard\nset's files are checked against its manifest's "
+                        "checksums (exit status 1 when not valid).",
+                        options, positional)) {
     return 0;
+  }
   if (std::filesystem::is_directory(input)) return DescribeShardSet(input);
 
   LoadOptions load;

@@ -29,9 +29,9 @@ void PrintTop(const RunConfig& c, Engine<apps::PageRank>& engine) {
   });
   std::vector<Entry> sorted;
   for (; !best.empty(); best.pop()) sorted.push_back(best.top());
-  std::fprintf(c.say, "top %u vertices by rank:\n", c.top.value);
+  std::fprintf(c.report, "top %u vertices by rank:\n", c.top.value);
   for (auto it = sorted.rbegin(); it != sorted.rend(); ++it) {
-    std::fprintf(c.say, "  %u\t%.9g\n", it->second, it->first);
+    std::fprintf(c.report, "  %u\t%.9g\n", it->second, it->first);
   }
 }
 
@@ -55,6 +55,7 @@ int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& op
     bytes.append(reinterpret_cast<const char*>(&v.rank), sizeof v.rank);
   };
   app.top = [&](Engine<apps::PageRank>& engine) { PrintTop(c, engine); };
+  app.changed = "rank updates sent";
   app.oracle = "a double-precision power iteration (ranks within 12 x --tolerance, relative)";
   app.oracle_values_per_vertex = 2;  // the previous and the next ranks
   app.verify = [bound](const Csr& g, Engine<apps::PageRank>& engine) {

@@ -92,6 +92,7 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
   app.binary = [used](const Value& d, std::string& bytes) {
     bytes.append(reinterpret_cast<const char*>(d.data()), used * sizeof(float));
   };
+  app.changed = "distance improvements";
   app.oracle = "Dijkstra (distances within 1e-4, relative)";
   app.oracle_values_per_vertex = used + 1;  // the distances and Dijkstra's heap
   app.verify = [&sources, used](const Csr& g, Engine<apps::ShortestPaths<K>>& engine) {
@@ -121,10 +122,10 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return reach[a].first > reach[b].first; });
     order.resize(std::min<size_t>(c.top.value, used));
-    std::fprintf(c.say, "sources by reach count:\n");
+    std::fprintf(c.report, "sources by reach count:\n");
     for (size_t k : order) {
-      std::fprintf(c.say, "  %u\treaches %llu vertices, farthest at distance %.9g\n", sources[k],
-                   static_cast<unsigned long long>(reach[k].first), reach[k].second);
+      std::fprintf(c.report, "  %u\treaches %s, farthest at distance %.9g\n", sources[k],
+                   Count(reach[k].first, "vertex", "vertices").c_str(), reach[k].second);
     }
   };
   return RunProgram(c, set, options, outputs, program, app);
@@ -147,8 +148,8 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
   // charged by the planner.
   needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots, 4});
   if (!needs.costs.is_default()) {
-    needs.dir = ShardsPrefix(c.input, c.shards_dir) + (c.symmetrize ? ".sym" : "") + ".mssp-" +
-                std::to_string(slots) + ".shards";
+    needs.dir = ShardsPrefix(c.input, c.shards_dir, MessagesTo(stderr, c.verbosity)) +
+                (c.symmetrize ? ".sym" : "") + ".mssp-" + std::to_string(slots) + ".shards";
   }
   return needs;
 }

@@ -6,8 +6,10 @@
 
 namespace needle::cli {
 
-ProgressBar::ProgressBar(std::vector<std::string> phases, std::string unit)
-    : enabled_(isatty(STDERR_FILENO) != 0), phases_(std::move(phases)), unit_(std::move(unit)) {}
+ProgressBar::ProgressBar(std::vector<std::string> phases, std::string unit, bool shown)
+    : enabled_(shown && isatty(STDERR_FILENO) != 0),
+      phases_(std::move(phases)),
+      unit_(std::move(unit)) {}
 
 ProgressBar::~ProgressBar() { Finish(); }
 
@@ -37,6 +39,9 @@ void ProgressBar::Update(int phase, uint64_t done, uint64_t total) {
                   phases_.size(), name.c_str(),
                   100.0 * static_cast<double>(done) / static_cast<double>(total), rate / 1e6,
                   unit_.c_str(), eta);
+  } else if (done == 0) {  // nothing counted: how long the phase has run
+    std::snprintf(line, sizeof(line), "[%d/%zu] %-22s %.0f s", phase, phases_.size(),
+                  name.c_str(), seconds);
   } else {
     std::snprintf(line, sizeof(line), "[%d/%zu] %-22s %.1fM %s  %.1fM %s/s", phase, phases_.size(),
                   name.c_str(), static_cast<double>(done) / 1e6, unit_.c_str(), rate / 1e6,

@@ -12,7 +12,8 @@ namespace needle::cli {
 class ProgressBar {
  public:
   // `phases` names each phase (1-based in Update), `unit` names what is counted ("edges").
-  ProgressBar(std::vector<std::string> phases, std::string unit);
+  // `shown` false: draws nothing (--quiet).
+  ProgressBar(std::vector<std::string> phases, std::string unit, bool shown = true);
   ~ProgressBar();  // ends the line
   // total == 0: unknown (no percentage or ETA).
   void Update(int phase, uint64_t done, uint64_t total);

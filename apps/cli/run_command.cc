@@ -13,6 +13,7 @@
 #include "apps/cli/app_table.h"
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
+#include "apps/cli/memory_option.h"
 #include "apps/cli/run_config.h"
 #include "apps/cli/sharding.h"
 #include "shards/shard_set.h"
@@ -52,10 +53,10 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.symmetrize = symmetrize;
   shard.costs = costs;
   shard.out_dir = out_dir.empty()
-                      ? DefaultShardDir(ShardsPrefix(c.input, c.shards_dir), symmetrize)
+                      ? DefaultShardDir(ShardsPrefix(c.input, c.shards_dir, c.say), symmetrize)
                       : out_dir;
   shard.io = io;
-  shard.io.direct = true;  // written once and fsynced: see ShardOptions::io
+  shard.io.direct = ToCachePolicy(c.cache).direct_shard_writes;  // see AddCacheOptions
   shard.reuse_smaller_budget = true;
   shard.keep_open = true;
   if (c.intervals.value > kMaxIntervals) {
@@ -64,10 +65,10 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                      std::to_string(c.intervals.value));
   }
   shard.intervals = c.intervals.value;
-  ShardReport report = ShardWithProgress(c.input, shard, c.say);
+  ShardReport report = ShardWithProgress(c.input, shard, c.say, c.verbosity);
   if (!report.reused) {
-    std::fprintf(c.say, "sharded %s -> %s (%u intervals) in %.2f s\n", c.input.c_str(),
-                 report.dir.c_str(), report.manifest.num_intervals(), report.seconds);
+    std::fprintf(c.say, "sharded %s -> %s (%s) in %.2f s\n", c.input.c_str(), report.dir.c_str(),
+                 Count(report.manifest.num_intervals(), "interval").c_str(), report.seconds);
   }
   return std::move(*report.set);  // just written or verified, and locked since
 }
@@ -117,13 +118,11 @@ int RunRun(const std::vector<std::string>& args) {
   add("tolerance", po::value(&c.tolerance)->default_value(Real{1e-4}, "1e-4"),
       "pagerank: a vertex sends when its rank moved by more than this fraction since it last "
       "sent; the run stops when none does");
-  add("memory", po::value(&c.memory)->default_value(MemorySize{uint64_t{1} << 30}, "1G"),
-      "memory budget for sharding and for the run (e.g. 512M, 4G)");
+  const MemoryLimits machine = MachineMemory();
+  AddMemoryOption(options, c.memory, machine,
+                  "memory budget for sharding and for the run (e.g. 512M, 4G)");
   add("io", po::value(&io)->default_value("auto"), "I/O backend: auto, uring, pread");
-  add("direct", po::bool_switch(&c.direct),
-      "read and write the shard and message files with O_DIRECT (cold-cache runs)");
-  add("buffered", po::bool_switch(&c.buffered),
-      "read and write them through the page cache (the default)");
+  AddCacheOptions(options, c.cache);
   add("transport", po::value(&c.transport)->default_value("auto"),
       "how messages move: resident (the shard set is read once and the run stays in memory), "
       "static (every iteration reads the shards and writes messages to disk), or auto: "
@@ -181,11 +180,12 @@ int RunRun(const std::vector<std::string>& args) {
   add("skip-verify", po::bool_switch(&c.skip_verify),
       "do not checksum a given shard set's files before the run (sizes and structure are "
       "still checked; not related to --verify)");
+  AddVerbosityOptions(options, c.verbosity, "the interval rule, the memory plan");
   AddGraphInputOptions(options, c.input_options);
   po::positional_options_description positional;
   positional.add("app", 1).add("input", 1);
   std::string usage =
-      "needle run APP GRAPH|SHARDDIR [--memory 1G] [--out FILE] [--stats FILE] [options]\n"
+      "needle run APP GRAPH|SHARDDIR [--memory SIZE] [--out FILE] [--stats FILE] [options]\n"
       "apps:";
   for (const App& a : Apps()) {
     const size_t pad = 10 - std::min<size_t>(9, std::strlen(a.name));
@@ -200,8 +200,11 @@ int RunRun(const std::vector<std::string>& args) {
       "memory: --memory bounds what the run allocates (interval and scatter buffers, per-vertex\n"
       "arrays, tables, a 24 MiB reserve); too small a budget is refused before any work with the\n"
       "smallest one that works. Where the budget holds the whole shard set, the run reads it\n"
-      "once and iterates in memory (--transport auto). Shard sets go next to GRAPH\n"
-      "(GRAPH.shards, GRAPH.sym.shards for cc or --symmetrize) unless --shards-dir says where.\n"
+      "once and iterates in memory (--transport auto). The default is 3/4 of the memory this\n"
+      "process may use (the cgroup's limit, or what is available); a budget above the cgroup's\n"
+      "limit is refused. Shard sets go next to GRAPH (GRAPH.shards, GRAPH.sym.shards for cc or\n"
+      "--symmetrize) unless --shards-dir says where, or to ~/.cache/needle when GRAPH's\n"
+      "directory is not writable.\n"
       "output: -o writes a header line (vertex<TAB>rank | label | d_SRC...) and a line per\n"
       "vertex; '#' lines first when the run did not converge or failed --verify. A name\n"
       "ending in .npy gets numpy's format (written only for an answer).\n"
@@ -218,6 +221,8 @@ int RunRun(const std::vector<std::string>& args) {
         "settle and a run may never converge)");
   }
   CheckOutputPaths(c);
+  CheckVerbosity(c.verbosity);
+  CheckMemoryBudget(c.memory.bytes, machine, stderr);
   // What was given comes from the parsed options: Boost also takes unambiguous prefixes
   // (--source for --sources, --iter for --iters).
   c.sources_given = given->count("sources") > 0;
@@ -229,13 +234,15 @@ int RunRun(const std::vector<std::string>& args) {
   // its values need (mssp: 4 bytes per source, planned in GRAPH.mssp-K.shards).
   const ShardNeeds needs = app->shard_needs ? app->shard_needs(c) : ShardNeeds{};
   // The outputs exist (as temporaries) before any work: a bad path fails now.
-  RunOutputs outputs{std::nullopt, RunReporter(c.stats, c.app)};
+  RunOutputs outputs{std::nullopt, RunReporter(c.stats, c.app, !c.verbosity.quiet)};
   if (!c.out.empty()) outputs.values.emplace(c.out);
   const bool values_to_stdout = outputs.values && outputs.values->is_stdout();
   if (values_to_stdout && outputs.reporter.is_stdout()) {
     throw UsageError("--out and --stats cannot both be standard output");
   }
   if (values_to_stdout || outputs.reporter.is_stdout()) c.say = stderr;  // stdout is data
+  c.report = c.say;
+  c.say = MessagesTo(c.say, c.verbosity);
   EngineOptions engine;
   engine.memory_bytes = c.memory.bytes;
   if (c.iterations_given) engine.max_iterations = c.iterations.value;
@@ -245,8 +252,8 @@ int RunRun(const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--io: ") + e.what());
   }
-  if (c.direct && c.buffered) throw UsageError("--direct and --buffered exclude each other");
-  engine.io.direct = c.direct;
+  const CachePolicy cache = ToCachePolicy(c.cache);
+  engine.io.direct = cache.direct_run_files;
   try {
     engine.transport = ParseTransport(c.transport);
   } catch (const std::invalid_argument& e) {
@@ -274,6 +281,7 @@ int RunRun(const std::vector<std::string>& args) {
     std::fprintf(say, "%s\n", line.c_str());
     std::fflush(say);
   };
+  if (c.verbosity.verbose) engine.detail = engine.log;
   const ShardSet set =
       OpenOrShard(c, engine.memory_bytes, app->symmetrize || c.symmetrize, needs.costs,
                   needs.dir, engine.io);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/cli/cli_common.h"
+#include "apps/cli/verbosity.h"
 #include "apps/cli/run_output.h"
 #include "engine/engine_options.h"
 #include "io/output_file.h"
@@ -22,10 +23,9 @@ struct RunConfig {
   Real tolerance{1e-4};
   MemorySize memory{uint64_t{1} << 30};
   std::string io = "auto";
-  bool direct = false;
+  CacheChoice cache;  // --direct, --buffered
   std::string transport = "auto";
   std::string gather = "auto";
-  bool buffered = false;
   bool symmetrize = false;  // every edge both ways, whatever the app
   std::string shards_dir;   // where GRAPH's sets go (empty: next to GRAPH)
   Whole<uint32_t> inner_passes{kDefaultInnerPasses};
@@ -42,7 +42,9 @@ struct RunConfig {
   Whole<uint32_t> num_sources;
   bool sources_given = false;
   GraphInputOptions input_options;
-  std::FILE* say = stdout;  // messages for people: stderr when an output is stdout
+  Verbosity verbosity;      // --quiet, --verbose
+  std::FILE* say = stdout;  // messages for people: stderr when an output is stdout, none if quiet
+  std::FILE* report = stdout;  // what was asked for (--top): stderr when an output is stdout
 };
 
 // What a run writes, opened before any work so that a bad path fails at once.

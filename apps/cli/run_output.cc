@@ -12,9 +12,40 @@
 
 namespace needle::cli {
 
-RunReporter::RunReporter(const std::string& stats_path, std::string app)
-    : app_(std::move(app)), terminal_(isatty(STDERR_FILENO) != 0) {
+RunReporter::RunReporter(const std::string& stats_path, std::string app, bool shown)
+    : app_(std::move(app)), terminal_(shown && isatty(STDERR_FILENO) != 0) {
   if (!stats_path.empty()) stats_.emplace(stats_path);
+  iteration_start_ = std::chrono::steady_clock::now();
+}
+
+void RunReporter::DescribeMeasure(std::string changed, bool largest_change) {
+  changed_ = std::move(changed);
+  largest_change_ = largest_change;
+}
+
+void RunReporter::ClearLine() {
+  if (!line_drawn_) return;
+  std::fprintf(stderr, "\r%79s\r", "");
+  line_drawn_ = false;
+}
+
+void RunReporter::Interval(const IntervalProgress& p) {
+  if (!terminal_ || p.intervals < 2) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (p.intervals_done == 1) iteration_start_ = now;
+  if (now - last_draw_ < std::chrono::milliseconds(100) || p.intervals_done == p.intervals) {
+    return;
+  }
+  last_draw_ = now;
+  const double seconds = std::chrono::duration<double>(now - iteration_start_).count();
+  const double moved = static_cast<double>(p.bytes_read + p.bytes_written);
+  std::fprintf(stderr, "\r%s: iteration %u: interval %u of %u, read %s, wrote %s, %s/s",
+               app_.c_str(), p.iteration, p.intervals_done, p.intervals,
+               HumanBytes(static_cast<double>(p.bytes_read)).c_str(),
+               HumanBytes(static_cast<double>(p.bytes_written)).c_str(),
+               HumanBytes(seconds > 0 ? moved / seconds : 0).c_str());
+  std::fflush(stderr);
+  line_drawn_ = true;
 }
 
 void RunReporter::Iteration(const IterationStats& s) {
@@ -23,18 +54,22 @@ void RunReporter::Iteration(const IterationStats& s) {
     stats_->Flush();  // a FIFO or terminal sees each iteration as it ends
   }
   if (terminal_) {
-    std::fprintf(stderr,
-                 "%s: iteration %u: %.2f s, %llu vertices computed, %llu edges changed, read %s, "
-                 "wrote %s\n",
-                 app_.c_str(), s.iteration, s.seconds,
-                 static_cast<unsigned long long>(s.active_vertices),
-                 static_cast<unsigned long long>(s.edges_changed),
+    ClearLine();
+    std::string measure = std::to_string(s.changed_vertices) + " " + changed_;
+    if (largest_change_) {
+      char change[64];
+      std::snprintf(change, sizeof change, ", largest change %.2g", s.largest_change);
+      measure += change;
+    }
+    std::fprintf(stderr, "%s: iteration %u: %.2f s, %s, read %s, wrote %s\n", app_.c_str(),
+                 s.iteration, s.seconds, measure.c_str(),
                  HumanBytes(static_cast<double>(s.io.TotalRead())).c_str(),
                  HumanBytes(static_cast<double>(s.io.TotalWritten())).c_str());
   }
 }
 
 void RunReporter::Finish(const RunSummary& s) {
+  ClearLine();
   if (!stats_) return;
   stats_->Write(ToJson(s) + "\n");
   stats_->Commit();
@@ -44,14 +79,15 @@ std::string DescribeRun(const RunSummary& s) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "%s (%s) in %.2f s: read %s, wrote %s, %s; peak RSS %s of --memory %s "
-                "(%s%s)",
+                "(transport %s, %s%s)",
                 Count(s.iterations, "iteration").c_str(),
                 s.converged ? "converged" : "NOT converged: stopped by --iters",
                 s.seconds, HumanBytes(static_cast<double>(s.io.TotalRead())).c_str(),
                 HumanBytes(static_cast<double>(s.io.TotalWritten())).c_str(),
                 Count(s.num_intervals, "interval").c_str(),
                 BinaryBytes(static_cast<double>(s.peak_rss_bytes)).c_str(),
-                BinaryBytes(static_cast<double>(s.memory_budget)).c_str(), s.io_backend.c_str(),
+                BinaryBytes(static_cast<double>(s.memory_budget)).c_str(), s.transport.c_str(),
+                s.io_backend.c_str(),
                 s.direct ? ", O_DIRECT" : "");
   std::string out = line;
   if (s.mode != "static") {

@@ -36,6 +36,9 @@ struct AppOutput {
   std::function<void(const Value&, std::string&)> binary;
   // Prints the --top K summary.
   std::function<void(Engine<Program>&)> top;
+  // What an iteration's changed_vertices count, for the progress line (every pass of an
+  // interval counts its changes): "rank updates sent", "label changes".
+  std::string changed = "vertices changed";
   // What --verify compares with, for messages: "a double-precision power iteration".
   std::string oracle;
   // Doubles the oracle holds per vertex (for the memory check before the run).
@@ -64,7 +67,9 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
     CheckCanVerify(set, app.oracle_values_per_vertex, c.memory.bytes, options.threads);
   }
   EngineOptions o = options;
+  outputs.reporter.DescribeMeasure(app.changed, ReportsChange<Program>);
   o.on_iteration = [&](const IterationStats& s) { outputs.reporter.Iteration(s); };
+  o.on_interval = [&](const IntervalProgress& p) { outputs.reporter.Interval(p); };
   Engine<Program> engine(set, std::move(program), o);
   RunSummary summary = engine.Run();
   summary.program = c.app;

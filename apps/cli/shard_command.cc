@@ -6,6 +6,7 @@
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
+#include "apps/cli/memory_option.h"
 #include "apps/cli/sharding.h"
 #include "engine/run_stats.h"
 #include "shards/shard_set.h"
@@ -22,8 +23,9 @@ int RunShard(const std::vector<std::string>& args) {
   po::options_description options("shard options");
   auto add = options.add_options();
   add("input", po::value(&input)->required(), "graph file");
-  add("memory", po::value(&memory)->default_value(MemorySize{uint64_t{1} << 30}, "1G"),
-      "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder");
+  const MemoryLimits machine = MachineMemory();
+  AddMemoryOption(options, memory, machine,
+                  "memory budget (e.g. 512M, 4G): sizes the intervals and bounds the sharder");
   add("out,o", po::value(&shard.out_dir),
       "shard set directory (default: GRAPH.shards; GRAPH.sym.shards with --symmetrize)");
   std::string shards_dir;
@@ -39,16 +41,16 @@ int RunShard(const std::vector<std::string>& args) {
   add("force", po::bool_switch(&shard.force), "rebuild even if a matching shard set exists");
   add("io", po::value(&io)->default_value("auto"),
       "I/O backend for the shard files: auto, uring, pread");
-  bool buffered = false, direct = false;
-  add("direct", po::bool_switch(&direct),
-      "write the shard files with O_DIRECT where the file system allows (the default)");
-  add("buffered", po::bool_switch(&buffered),
-      "write the shard files through the page cache instead");
+  CacheChoice cache;
+  AddCacheOptions(options, cache);
+  Verbosity verbosity;
+  AddVerbosityOptions(options, verbosity, "the interval rule");
   AddGraphInputOptions(options, input_options);
   po::positional_options_description positional;
   positional.add("input", 1);
   if (!ParseCommandLine(args,
-                        "needle shard GRAPH [--memory 1G] [-o|--out DIR] [--symmetrize] [options]\n\n"
+                        "needle shard GRAPH [--memory SIZE] [-o|--out DIR] [--symmetrize] "
+                        "[options]\n\n"
                         "examples:\n"
                         "  needle shard web.txt.gz --memory 2G            (-> web.txt.gz.shards)\n"
                         "  needle shard roads.gr --symmetrize --shards-dir sets/\n\n"
@@ -59,10 +61,15 @@ int RunShard(const std::vector<std::string>& args) {
                         options, positional)) {
     return 0;
   }
+  CheckVerbosity(verbosity);
+  CheckMemoryBudget(memory.bytes, machine, stderr);
   ApplyInputOptions(input_options, shard);
-  if (!shards_dir.empty()) {
-    if (!shard.out_dir.empty()) throw UsageError("give --out or --shards-dir, not both");
-    shard.out_dir = DefaultShardDir(ShardsPrefix(input, shards_dir), shard.symmetrize);
+  std::FILE* say = MessagesTo(stdout, verbosity);
+  if (!shards_dir.empty() && !shard.out_dir.empty()) {
+    throw UsageError("give --out or --shards-dir, not both");
+  }
+  if (shard.out_dir.empty()) {
+    shard.out_dir = DefaultShardDir(ShardsPrefix(input, shards_dir, say), shard.symmetrize);
   }
   shard.memory_bytes = memory.bytes;
   if (intervals < 0 || static_cast<uint64_t>(intervals) > kMaxIntervals) {
@@ -70,24 +77,23 @@ int RunShard(const std::vector<std::string>& args) {
                      std::to_string(kMaxIntervals) + ", not " + std::to_string(intervals));
   }
   shard.intervals = static_cast<uint32_t>(intervals);
-  if (direct && buffered) throw UsageError("--direct and --buffered exclude each other");
-  shard.io.direct = !buffered;
+  shard.io.direct = ToCachePolicy(cache).direct_shard_writes;
   try {
     shard.io.kind = ParseIoKind(io);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--io: ") + e.what());
   }
-  ShardReport report = ShardWithProgress(input, shard);
+  ShardReport report = ShardWithProgress(input, shard, say, verbosity);
   const Manifest& m = report.manifest;
   if (report.reused) return 0;
-  std::printf(
-      "sharded %s -> %s: %llu vertices, %llu edges%s, %s, %s written (%s) in %.2f s\n",
+  std::fprintf(
+      say, "sharded %s -> %s: %llu vertices, %llu edges%s, %s, %s written (%s) in %.2f s\n",
       input.c_str(), report.dir.c_str(), static_cast<unsigned long long>(m.num_vertices),
       static_cast<unsigned long long>(m.num_edges), m.choices.symmetrize ? " (symmetrized)" : "",
       Count(m.num_intervals(), "interval").c_str(),
       HumanBytes(static_cast<double>(report.bytes_written)).c_str(),
       report.io_backend.c_str(), report.seconds);
-  std::printf("passes: read+bucket %.2f s, sort+write %.2f s; peak RSS %s of --memory %s\n",
+  std::fprintf(say, "passes: read+bucket %.2f s, sort+write %.2f s; peak RSS %s of --memory %s\n",
               report.read_seconds, report.write_seconds,
               BinaryBytes(static_cast<double>(PeakRssBytes())).c_str(),
               BinaryBytes(static_cast<double>(shard.memory_bytes)).c_str());

@@ -1,6 +1,9 @@
 #include "apps/cli/sharding.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "apps/cli/progress_bar.h"
@@ -14,23 +17,73 @@ void ApplyInputOptions(const GraphInputOptions& input, ShardOptions& shard) {
   shard.threads = static_cast<int>(input.threads.value);
 }
 
-std::string ShardsPrefix(const std::string& input, const std::string& shards_dir) {
-  namespace fs = std::filesystem;
-  if (shards_dir.empty()) return input;
-  if (fs::exists(shards_dir) && !fs::is_directory(shards_dir)) {
-    throw UsageError("--shards-dir " + shards_dir + " is not a directory");
+std::string ShardCacheDir() {
+  if (const char* dir = std::getenv("NEEDLE_CACHE_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
   }
-  fs::create_directories(shards_dir);
-  return (fs::path(shards_dir) / fs::path(input).filename()).string();
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    return std::string(xdg) + "/needle";
+  }
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') {
+    throw UsageError("no cache directory for shard sets (HOME is not set): give --shards-dir");
+  }
+  return std::string(home) + "/.cache/needle";
 }
 
-ShardReport ShardWithProgress(const std::string& input, ShardOptions shard, std::FILE* say) {
-  ProgressBar bar({"reading, bucketing", "sorting, writing"}, "edges");
-  shard.log = [&](const std::string& line) {
+namespace {
+
+// A short, stable name for a directory: 16 hex digits of its path's FNV-1a hash.
+std::string DirectoryKey(const std::string& path) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const unsigned char c : path) hash = (hash ^ c) * 0x100000001b3ULL;
+  char key[17];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(hash));
+  return key;
+}
+
+std::string CreateShardsDir(const std::string& dir, const char* what) {
+  namespace fs = std::filesystem;
+  if (fs::exists(dir) && !fs::is_directory(dir)) {
+    throw UsageError(std::string(what) + " " + dir + " is not a directory");
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create " + std::string(what) + " " + dir + ": " + ec.message());
+  return dir;
+}
+
+}  // namespace
+
+std::string ShardsPrefix(const std::string& input, const std::string& shards_dir,
+                         std::FILE* say) {
+  namespace fs = std::filesystem;
+  const fs::path name = fs::path(input).filename();
+  if (!shards_dir.empty()) {
+    return (fs::path(CreateShardsDir(shards_dir, "--shards-dir")) / name).string();
+  }
+  fs::path parent = fs::path(input).parent_path();
+  if (parent.empty()) parent = ".";
+  if (::access(parent.c_str(), W_OK) == 0) return input;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(parent, ec).lexically_normal();
+  const std::string cache =
+      CreateShardsDir(ShardCacheDir() + "/" + DirectoryKey(absolute.string()), "cache directory");
+  std::fprintf(say, "note: %s is not writable: shard sets go to %s (or give --shards-dir)\n",
+               parent.c_str(), cache.c_str());
+  return (fs::path(cache) / name).string();
+}
+
+ShardReport ShardWithProgress(const std::string& input, ShardOptions shard, std::FILE* say,
+                              const Verbosity& verbosity) {
+  ProgressBar bar({"reading, bucketing", "sorting, writing"}, "edges", !verbosity.quiet);
+  auto print = [&bar, say](const std::string& line) {
     bar.Finish();
     std::fprintf(say, "%s\n", line.c_str());
     std::fflush(say);
   };
+  shard.log = print;
+  if (verbosity.verbose) shard.detail = print;
   shard.progress = [&](int phase, uint64_t done, uint64_t total) {
     bar.Update(phase, done, total);
   };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "apps/cli/cli_common.h"
+#include "apps/cli/verbosity.h"
 #include "shards/sharder.h"
 
 namespace needle::cli {
@@ -16,10 +17,18 @@ void ApplyInputOptions(const GraphInputOptions& input, ShardOptions& shard);
 // Where GRAPH's shard sets go by default, as a path prefix: GRAPH itself (GRAPH.shards,
 // GRAPH.sym.shards, ...) or, with --shards-dir DIR, DIR/NAME where NAME is GRAPH's file name
 // (DIR is created when missing). Throws UsageError when DIR exists and is not a directory.
-std::string ShardsPrefix(const std::string& input, const std::string& shards_dir);
+// When GRAPH's directory is not writable (and no --shards-dir was given), the per-user cache
+// (ShardCacheDir) in its place, in a folder named after GRAPH's directory so that graphs of
+// one name in different places keep apart; a note on `say` says so.
+std::string ShardsPrefix(const std::string& input, const std::string& shards_dir,
+                         std::FILE* say);
 
-// ShardGraph with a progress bar on a terminal and its messages on `say`.
-ShardReport ShardWithProgress(const std::string& input, ShardOptions shard,
-                              std::FILE* say = stdout);
+// $NEEDLE_CACHE_DIR, else $XDG_CACHE_HOME/needle, else $HOME/.cache/needle.
+std::string ShardCacheDir();
+
+// ShardGraph with a progress bar on a terminal (not under --quiet), its messages on `say`
+// and, with --verbose, the interval rule.
+ShardReport ShardWithProgress(const std::string& input, ShardOptions shard, std::FILE* say,
+                              const Verbosity& verbosity);
 
 }  // namespace needle::cli

@@ -48,6 +48,10 @@ struct PageRank {
   bool changed(const VertexValue& old, const VertexValue& now) const {
     return now.sent != old.sent;
   }
+  // The progress shown per iteration: how far the rank moved, relative to it.
+  double change(const VertexValue& old, const VertexValue& now) const {
+    return std::fabs(now.rank - old.rank) / now.rank;
+  }
   float scatter(const VertexContext& v, const VertexValue& old, const VertexValue& now) const {
     return v.out_degree == 0 ? 0.0f : static_cast<float>((now.sent - old.sent) / v.out_degree);
   }

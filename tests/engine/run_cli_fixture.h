@@ -24,6 +24,19 @@ class RunCliTest : public WithTempDir<> {
     WriteFile(path, text);
     return path;
   }
+  // `text` with every run of spaces and newlines made one space: --help's wrapped columns
+  // as one line.
+  static std::string OneLine(const std::string& text) {
+    std::string out;
+    for (const char ch : text) {
+      if (ch == ' ' || ch == '\n') {
+        if (!out.empty() && out.back() != ' ') out += ' ';
+      } else {
+        out += ch;
+      }
+    }
+    return out;
+  }
   // Lines "id<TAB>v1<TAB>v2..." → rows of values (inf allowed); checks the header line
   // ("vertex<TAB>...", after any '#' lines) and that the ids run 0, 1, ...
   std::vector<std::vector<double>> ReadValues(const std::string& path) {

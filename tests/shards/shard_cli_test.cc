@@ -74,10 +74,10 @@ class ShardCliTest : public testing::WithTempDir<> {
 TEST_F(ShardCliTest, ShardPrintsTheRuleAndASummaryThenReuses) {
   const std::string g = Tiny();
   const std::string set = File("set");
-  Result r = Needle("shard " + ShellQuote(g) + " --memory 80M --out " + ShellQuote(set));
+  Result r = Needle("shard " + ShellQuote(g) + " --memory 80M --verbose --out " + ShellQuote(set));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  // The rule comes first; a summary line follows (other lines, e.g. timings, may too).
+  // With --verbose, the rule comes first; a summary line follows (other lines, e.g. timings, may too).
   const std::vector<std::string> lines = Lines(r.out);
   ASSERT_GE(lines.size(), 2u) << r.out;
   EXPECT_EQ(lines[0].rfind("intervals: 1, the fewest", 0), 0u) << lines[0];
@@ -131,7 +131,7 @@ TEST_F(ShardCliTest, InfoDescribesAValidSet) {
   const std::string set = File("set");
   Result r = Needle("shard " + ShellQuote(g) + " --memory " + std::to_string(memory) +
                     " --intervals " + std::to_string(testing::IntervalsFor(oracle, cost.total / 4)) +
-                    " --out " + ShellQuote(set));
+                    " -v --out " + ShellQuote(set));
   ASSERT_EQ(r.status, 0) << r.err;
   const uint32_t intervals = ShardSet::Open(set).num_intervals();
   EXPECT_GE(intervals, 4u);
@@ -154,7 +154,7 @@ TEST_F(ShardCliTest, SymmetrizeWritesTheSymSetAndInfoSaysSo) {
   Result r = Needle("shard " + ShellQuote(g) + " --memory 80M --symmetrize");
   ASSERT_EQ(r.status, 0) << r.err;
   // 9 edges, one a self-loop: 9 + 8 reverses.
-  EXPECT_NE(r.out.find("\nsymmetrized: 9 input edges -> 17 edges"), std::string::npos) << r.out;
+  EXPECT_NE(("\n" + r.out).find("\nsymmetrized: 9 input edges -> 17 edges"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nsharded " + g + " -> " + g +
                        ".sym.shards: 6 vertices, 17 edges (symmetrized), 1 interval,"),
             std::string::npos)
