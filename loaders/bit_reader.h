@@ -57,7 +57,7 @@ class BitReader {
   uint64_t size_bits() const { return static_cast<uint64_t>(end_ - begin_) * 8; }
 
   // The next n bits (0 ≤ n ≤ 64) as an unsigned number.
-  uint64_t ReadBits(int n) {
+  [[gnu::always_inline]] uint64_t ReadBits(int n) {
     if (n > 56) {
       const uint64_t high = ReadBits(n - 32);
       return (high << 32) | ReadBits(32);
@@ -76,7 +76,7 @@ class BitReader {
   uint64_t ReadBit() { return ReadBits(1); }
 
   // Unary: the number of 0s before the next 1. More than `limit` zeros is corrupt.
-  uint64_t ReadUnary(uint64_t limit = uint64_t{1} << 32) {
+  [[gnu::always_inline]] uint64_t ReadUnary(uint64_t limit = uint64_t{1} << 32) {
     if (avail_ < 56) Refill();
     const int zeros = std::countl_zero(buffer_);
     if (zeros < avail_) {
@@ -90,7 +90,7 @@ class BitReader {
 
   // γ: l = unary, then l more bits; value ((1 << l) | bits) - 1. The 2l + 1 bits of the code,
   // read as one number, are the value plus one.
-  uint64_t ReadGamma() {
+  [[gnu::always_inline]] uint64_t ReadGamma() {
     if (avail_ < 56) Refill();
     const int l = std::countl_zero(buffer_);
     const int length = 2 * l + 1;
@@ -113,11 +113,10 @@ class BitReader {
 
   // ζ_k: h = unary; m = the next h·k + k − 1 bits; m + 2^(hk) − 1 if m < 2^(hk), else one more
   // bit b and 2m + b − 1.
-  uint64_t ReadZeta(int k) {
-    const uint64_t start = position();
+  [[gnu::always_inline]] uint64_t ReadZeta(int k) {
     const uint64_t h = ReadUnary(64);
     const uint64_t width = h * static_cast<uint64_t>(k) + static_cast<uint64_t>(k) - 1;
-    if (width > 63) Fail(start, "ζ code longer than 64 bits");
+    if (width > 63) Fail(position() - h - 1, "ζ code longer than 64 bits");
     const uint64_t left = uint64_t{1} << (h * static_cast<uint64_t>(k));
     const uint64_t m = ReadBits(static_cast<int>(width));
     if (m < left) return m + left - 1;

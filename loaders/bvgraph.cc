@@ -48,7 +48,7 @@ struct Params {
   BvCodings codings;
 };
 
-inline uint64_t ReadCoded(BitReader& in, BvCoding coding, int k) {
+[[gnu::always_inline]] inline uint64_t ReadCoded(BitReader& in, BvCoding coding, int k) {
   switch (coding) {
     case BvCoding::kGamma:
       return in.ReadGamma();
@@ -220,15 +220,23 @@ uint64_t DecodeList(const Params& p, BitReader& in, uint64_t x, Source& src, Lis
     uint64_t at = in.position();
     uint64_t prev = RelativeNode(x, ReadCoded(in, p.codings.residuals, p.zeta_k), n, at, "residual");
     residuals[0] = static_cast<VertexId>(prev);
-    for (uint64_t i = 1; i < nr; ++i) {
-      at = in.position();
-      const uint64_t gap = ReadCoded(in, p.codings.residuals, p.zeta_k);
-      if (gap >= n || prev + gap + 1 >= n) {  // prev < n < 2^32: no overflow
-        Fail(at, "residual " + to_string(prev + 1) + " + " + to_string(gap) +
-                     " lies past the last node " + to_string(n - 1));
+    // The gaps, with the residual coding's branch taken once per list (ζ_k by default).
+    auto gaps = [&](auto read) {
+      for (uint64_t i = 1; i < nr; ++i) {
+        at = in.position();
+        const uint64_t gap = read();
+        if (gap >= n || prev + gap + 1 >= n) {  // prev < n < 2^32: no overflow
+          Fail(at, "residual " + to_string(prev + 1) + " + " + to_string(gap) +
+                       " lies past the last node " + to_string(n - 1));
+        }
+        prev += gap + 1;
+        residuals[i] = static_cast<VertexId>(prev);
       }
-      prev += gap + 1;
-      residuals[i] = static_cast<VertexId>(prev);
+    };
+    if (p.codings.residuals == BvCoding::kZeta) {
+      gaps([&, k = p.zeta_k] { return in.ReadZeta(k); });
+    } else {
+      gaps([&] { return ReadCoded(in, p.codings.residuals, p.zeta_k); });
     }
     if (residuals == out) return r;
   }
@@ -241,6 +249,22 @@ uint64_t DecodeList(const Params& p, BitReader& in, uint64_t x, Source& src, Lis
   if (nc > 0) copied[nc] = kEnd;
   if (ni > 0) intervals[ni] = kEnd;
   if (nr > 0) residuals[nr] = kEnd;
+  if ((nc > 0) + (ni > 0) + (nr > 0) == 2) {  // the common case: two parts, a cheaper merge
+    const VertexId* u = nc > 0 ? a : b;
+    const VertexId* v = nr > 0 ? c : b;
+    for (uint64_t i = 0; i < d; ++i) {
+      const VertexId vu = *u, vv = *v;
+      if (vu == vv) {  // both parts end only after d successors: never two kEnd here
+        Fail(start, "successor " + to_string(vu) + " of node " + to_string(x) +
+                        " is coded twice (copied, interval or residual)");
+      }
+      const bool take_u = vu < vv;
+      out[i] = take_u ? vu : vv;
+      u += take_u;
+      v += !take_u;
+    }
+    return r;
+  }
   for (uint64_t i = 0; i < d; ++i) {
     const VertexId va = *a, vb = *b, vc = *c;
     const VertexId m = std::min({va, vb, vc});
