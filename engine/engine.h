@@ -100,14 +100,32 @@ class Engine {
     mode_ = options_.mode;
     threads_ = ThreadCount(options_.threads);
     route_ = UsesRoute(options_.gather, threads_);
-    auto plan = [&](bool dynamic) {
-      const uint64_t dynamic_bytes =
-          dynamic ? set.manifest().num_vertices * (1 + sizeof(EdgeValue)) + 2 * WriteBuffers::kBytes
-                  : 0;
+    size_t largest = 0;
+    for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+      largest = std::max<size_t>(largest, set.interval_end(p) - set.interval_begin(p));
+    }
+    auto plan_with = [&](uint64_t dynamic_bytes, bool values_in_memory) {
       return PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
-                        sizeof(VertexValue), options_.memory_bytes, options_.values_in_memory,
+                        sizeof(VertexValue), options_.memory_bytes, values_in_memory,
                         options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
                         route_ ? Router::RouteBytes(threads_) : 0);
+    };
+    // Dynamic shards add a flag per vertex, the delay buffer and two build buffers. The delay
+    // buffer lives with the vertex values: in memory beside them when they are, else in the
+    // run's directory, read and written with each interval's values (an interval's slice
+    // and its staging copy in memory).
+    auto plan = [&](bool dynamic) {
+      if (!dynamic) return plan_with(0, options_.values_in_memory);
+      const uint64_t n = set.manifest().num_vertices;
+      const uint64_t builds = 2 * WriteBuffers::kBytes;
+      if (options_.values_in_memory) {
+        try {
+          MemoryPlan dense = plan_with(n * (1 + sizeof(EdgeValue)) + builds, true);
+          if (dense.resident) return dense;
+        } catch (const std::invalid_argument&) {  // perhaps with the values on disk
+        }
+      }
+      return plan_with(n + 2 * (largest * sizeof(EdgeValue) + kDelayPadding) + builds, false);
     };
     // auto: static where the dynamic shards' buffers do not fit, or would push the vertex
     // values out of memory (their traffic every iteration outweighs what the sets save).
@@ -159,17 +177,21 @@ class Engine {
         mode_ = ShardMode::kStatic;
       } else {
         flags_.assign(set.manifest().num_vertices, kPresent);
-        delay_.resize(set.manifest().num_vertices);
+        delayed_in_.assign(set.num_intervals(), 0);
+        if (plan_.resident) {
+          delay_.resize(set.manifest().num_vertices);
+        } else {
+          interval_delay_.resize(largest);
+          delay_store_.emplace(VertexStore::Create(*io_, work_->path(), "delay",
+                                                   set.manifest().num_vertices,
+                                                   sizeof(EdgeValue)));
+        }
         if (mode_ == ShardMode::kAuto) {
           for (const auto& entry : std::filesystem::directory_iterator(set.dir())) {
             if (entry.is_regular_file()) static_set_bytes_ += entry.file_size();
           }
         }
       }
-    }
-    size_t largest = 0;
-    for (uint32_t p = 0; p < set.num_intervals(); ++p) {
-      largest = std::max<size_t>(largest, set.interval_end(p) - set.interval_begin(p));
     }
     acc_.resize(largest);
     message_.resize(largest);
@@ -249,6 +271,9 @@ class Engine {
     dynamic_.reset();
     std::vector<uint8_t>().swap(flags_);
     std::vector<EdgeValue>().swap(delay_);
+    std::vector<EdgeValue>().swap(interval_delay_);
+    delay_store_.reset();
+    delay_view_ = nullptr;
   }
   // The static windows over `set` (the static shards or a dynamic shard set).
   std::unique_ptr<Transport> MakeStaticWindows(const ShardSet& set, IntervalIo& io,
@@ -411,7 +436,17 @@ class Engine {
   std::unique_ptr<DynamicSet> dynamic_;
   static constexpr uint8_t kPresent = 1, kSent = 2, kDelayed = 4, kSentBefore = 8;
   std::vector<uint8_t> flags_;
+  // The delay buffer: every vertex's entry (delay_) when the values are in memory; else the
+  // current interval's (interval_delay_), kept in delay_store_ between its turns, read and
+  // written only for intervals with delayed vertices (delayed_in_). delay_view_: the current
+  // interval's entries, indexed by offset in the interval.
   std::vector<EdgeValue> delay_;
+  std::vector<EdgeValue> interval_delay_;
+  std::optional<VertexStore> delay_store_;
+  std::vector<uint32_t> delayed_in_;
+  EdgeValue* delay_view_ = nullptr;
+  // VertexStore's alignment slack on each of an interval's two copies (the slice, staging).
+  static constexpr uint64_t kDelayPadding = 8192;
   uint64_t delayed_count_ = 0;  // vertices with kDelayed
   bool flush_ = false;          // a shadow iteration: first passes send the delayed scatters
   uint32_t builds_ = 0;
@@ -469,9 +504,16 @@ class Engine {
 template <GasProgram Program>
 typename Program::VertexValue* Engine<Program>::LoadValues(uint32_t p) {
   const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
-  if (plan_.resident) return all_values_.data() + begin;
+  if (plan_.resident) {
+    if (!delay_.empty()) delay_view_ = delay_.data() + begin;
+    return all_values_.data() + begin;
+  }
   const auto t = Clock::now();
   store_->Read(begin, end, interval_values_.data());
+  if (delay_store_) {
+    delay_view_ = interval_delay_.data();
+    if (delayed_in_[p] > 0) delay_store_->Read(begin, end, interval_delay_.data());
+  }
   stats_.io_wait_seconds += Since(t);
   return interval_values_.data();
 }
@@ -481,6 +523,9 @@ void Engine<Program>::StoreValues(uint32_t p) {
   if (plan_.resident) return;
   const auto t = Clock::now();
   store_->Write(set_.interval_begin(p), set_.interval_end(p), interval_values_.data());
+  if (delay_store_ && delayed_in_[p] > 0) {
+    delay_store_->Write(set_.interval_begin(p), set_.interval_end(p), interval_delay_.data());
+  }
   stats_.write_back_seconds += Since(t);
 }
 
@@ -772,7 +817,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
         sent = Apply(ctx, values[v], acc_[v], everyone, message_[v], largest);
       }
       if (delayed) {
-        const EdgeValue& d = delay_[begin + v];
+        const EdgeValue& d = delay_view_[v];
         message_[v] = sent ? Aggregate(program_, d, message_[v]) : d;
         flags_[begin + v] = static_cast<uint8_t>(flags_[begin + v] & ~kDelayed);
         ++flushed;
@@ -828,6 +873,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   stats_.changed_vertices += changed;
   stats_.largest_change = largest;
   delayed_count_ -= flushed;
+  if (flushed > 0) delayed_in_[p] -= static_cast<uint32_t>(flushed);
   return changed;
 }
 
@@ -933,7 +979,7 @@ void Engine<Program>::Delay(uint32_t p, const IntervalData& data, bool inner) {
       return 0;
     }
     if (out_degrees[v] == 0) return 0;
-    EdgeValue& d = delay_[begin + v];
+    EdgeValue& d = delay_view_[v];
     if ((f & kDelayed) != 0) {
       d = Aggregate(program_, d, m);
       return 1;
@@ -958,6 +1004,7 @@ void Engine<Program>::Delay(uint32_t p, const IntervalData& data, bool inner) {
     }
   }
   delayed_count_ += fresh;
+  delayed_in_[p] += static_cast<uint32_t>(fresh);
   stats_.delayed += added;
 }
 

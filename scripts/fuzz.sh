@@ -6,7 +6,7 @@
 #
 # Usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer flags...]
 #        scripts/fuzz.sh replay [TARGET|all]
-#   TARGET: text, csr, manifest, runs or shardset; `all` runs each in turn for SECONDS.
+#   TARGET: text, csr, manifest, runs, shardset or bvgraph; `all` runs each in turn for SECONDS.
 #   SECONDS 0: no time limit (give -runs=N).  Extra flags go to libFuzzer, e.g. -runs=10000000.
 #   replay: runs the saved findings (tests/fuzz/findings/TARGET/*) and says which still fail.
 # Environment:
@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-targets=(text csr manifest runs shardset)
+targets=(text csr manifest runs shardset bvgraph)
 usage() {
   sed -n '7,12p' "$0" >&2
   exit 2
@@ -37,6 +37,7 @@ target_flags() {
     manifest) echo "-max_len=8192 -dict=$root/tests/fuzz/manifest.dict" ;;
     runs) echo "-max_len=4096" ;;
     shardset) echo "-max_len=20000 -dict=$root/tests/fuzz/manifest.dict" ;;
+    bvgraph) echo "-max_len=4096" ;;
     *) echo "scripts/fuzz.sh: unknown target '$1' (${targets[*]})" >&2; exit 2 ;;
   esac
 }

@@ -116,7 +116,8 @@ class Sharder {
       : input_(input),
         options_(options),
         dir_(dir),
-        threads_(ThreadCount(options.threads)) {}
+        threads_(ThreadCount(options.threads)),
+        plan_memory_(options.memory_bytes) {}
 
   ShardReport Run(InputFingerprint fingerprint) {
     const auto start = std::chrono::steady_clock::now();
@@ -141,6 +142,7 @@ class Sharder {
     Manifest& m = report_.manifest;
     m.input = std::move(fingerprint);
     m.choices = Choices(options_);
+    m.choices.memory_bytes = plan_memory_;  // less ShardOptions::reserve
     m.num_vertices = num_vertices_;
     m.num_edges = num_edges_;
     m.weighted = reader->weighted();
@@ -189,6 +191,21 @@ class Sharder {
                   std::clamp<uint64_t>(Usable() / 64, 16 << 10, 4 << 20));
     ReadAndBucket<Record>(reader, log);
     phase_done(&report_.read_seconds);
+    if (options_.reserve) {
+      const uint64_t reserve = options_.reserve(num_vertices_);
+      if (reserve >= options_.memory_bytes ||
+          options_.memory_bytes - reserve <= EngineFixedBytes(1) + 8 * num_vertices_) {
+        throw std::invalid_argument(
+            "--memory " + FormatMiB(options_.memory_bytes) + " cannot hold the " +
+            FormatMiB(reserve) + " dynamic shards need for " + std::to_string(num_vertices_) +
+            " vertices besides the intervals: raise --memory or run --mode static");
+      }
+      plan_memory_ = options_.memory_bytes - reserve;
+      if (options_.detail) {
+        options_.detail("intervals planned for --memory " + FormatMiB(plan_memory_) + " (" +
+                        FormatMiB(reserve) + " kept for dynamic shards' flags and buffers)");
+      }
+    }
     PlanFromUnits<Record>(log);
     if (options_.symmetrize) {
       Log("symmetrized: " + std::to_string(input_edges_) + " input edges -> " +
@@ -376,7 +393,7 @@ class Sharder {
   void PlanFromUnits(BucketLog& log) {
     const PlanContext context = Context(std::is_same_v<Record, WeightedRecord>);
     std::optional<IntervalPlan> plan = PlanIntervalsByUnits(unit_out_, unit_in_, unit_shift_,
-                                                            num_vertices_, options_.memory_bytes,
+                                                            num_vertices_, plan_memory_,
                                                             options_.costs, context);
     const bool exact = !plan.has_value();
     if (exact) {
@@ -393,12 +410,12 @@ class Sharder {
           ++in_degree_[records[i].target];
         }
       });
-      plan = PlanIntervals(out_degree_.span(), in_degree_.span(), options_.memory_bytes,
-                           options_.costs, context);
+      plan = PlanIntervals(out_degree_.span(), in_degree_.span(), plan_memory_, options_.costs,
+                           context);
     }
     report_.plan = std::move(*plan);
     if (report_.plan.num_intervals() > kMaxIntervals) {
-      throw std::invalid_argument("--memory " + FormatMiB(options_.memory_bytes) +
+      throw std::invalid_argument("--memory " + FormatMiB(plan_memory_) +
                                   " would cut this graph into " +
                                   std::to_string(report_.plan.num_intervals()) +
                                   " intervals, more than a shard set may "
@@ -599,6 +616,7 @@ class Sharder {
 
   const std::string& input_;
   const ShardOptions& options_;
+  uint64_t plan_memory_;  // what the intervals are planned for: --memory less the reserve
   std::string dir_;
   int threads_;
   std::string tmp_;
@@ -675,14 +693,21 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
   try {
     ShardSet existing = ShardSet::Open(dir, /*verify_digests=*/true);
     const ShardingChoices& built = existing.manifest().choices;
+    // With a reserve, the set must have been planned for --memory less it (as a fresh one
+    // would be), or for less still (reuse_smaller_budget).
+    ShardOptions wanted = options;
+    if (options.reserve) {
+      const uint64_t reserve = options.reserve(existing.manifest().num_vertices);
+      wanted.memory_bytes -= std::min(reserve, wanted.memory_bytes);
+    }
     const std::string input_reason =
         InputDifference(existing.manifest().input, fingerprint, options.read.format);
     *reason = input_reason;
-    if (reason->empty()) *reason = Sharder::Choices(options).DifferenceFrom(built);
+    if (reason->empty()) *reason = Sharder::Choices(wanted).DifferenceFrom(built);
     bool smaller_budget = false;
     if (!reason->empty() && options.reuse_smaller_budget &&
-        built.memory_bytes < options.memory_bytes && input_reason.empty()) {
-      ShardingChoices same_budget = Sharder::Choices(options);
+        built.memory_bytes < wanted.memory_bytes && input_reason.empty()) {
+      ShardingChoices same_budget = Sharder::Choices(wanted);
       same_budget.memory_bytes = built.memory_bytes;
       smaller_budget = same_budget.DifferenceFrom(built).empty();
     }

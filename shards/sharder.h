@@ -59,6 +59,11 @@ struct ShardOptions {
   // Backend for writing the shard files, O_DIRECT by default where the file system allows it:
   // they are written once and fsynced, so the page cache would only add a copy of each byte.
   IoOptions io{.direct = true};
+  // Bytes a run of this set will need besides what the interval plan counts, given the
+  // vertex count (dynamic shards: a flag per vertex, the delay buffer, build buffers). The
+  // intervals are planned for --memory less this, and the set records that budget (so a run
+  // of the full --memory also reuses it: reuse_smaller_budget). May be empty: none.
+  std::function<uint64_t(uint64_t num_vertices)> reserve;
   // Messages (reuse decisions, fallbacks); may be empty.
   std::function<void(const std::string&)> log;
   // The rule the intervals were cut by, in full (needle shard --verbose); may be empty.

@@ -20,7 +20,8 @@ namespace needle::cli {
 // shard set directory they get (so that the default set of GRAPH stays as it is).
 struct ShardNeeds {
   IntervalCosts costs;
-  std::string dir;  // empty: the default, GRAPH.shards
+  std::string dir;              // empty: the default, GRAPH.shards
+  uint64_t message_bytes = 4;   // the program's EdgeValue (dynamic shards' delay buffer)
 };
 
 struct App {

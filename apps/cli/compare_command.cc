@@ -212,6 +212,7 @@ int RunCompare(const std::vector<std::string>& args) {
                                       "static",  "--mode",     mode,     "--stats",
                                       stats,     "--out",      run.values};
     if (c.direct) child.push_back("--direct");
+    child.push_back("--room-for-dynamic");  // one set for every mode, static included
     for (const auto& [name, value] : c.pass) {
       child.push_back("--" + name);
       child.push_back(value);

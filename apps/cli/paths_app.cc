@@ -147,6 +147,7 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
   // The program's widths (WidthsOf<ShortestPaths<slots>>); a weighted set's weights are
   // charged by the planner.
   needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots, 4});
+  needs.message_bytes = 4 * slots;
   if (!needs.costs.is_default()) {
     needs.dir = ShardsPrefix(c.input, c.shards_dir, MessagesTo(stderr, c.verbosity)) +
                 (c.symmetrize ? ".sym" : "") + ".mssp-" + std::to_string(slots) + ".shards";

@@ -25,7 +25,9 @@ namespace {
 // The shard set to run on: INPUT itself when it is one, else INPUT's (re)built shard set.
 // out_dir: where to shard GRAPH (empty: the default directory).
 ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
-                     const IntervalCosts& costs, const std::string& out_dir, const IoOptions& io) {
+                     const ShardNeeds& needs, bool dynamic, const IoOptions& io) {
+  const IntervalCosts& costs = needs.costs;
+  const std::string& out_dir = needs.dir;
   namespace fs = std::filesystem;
   if (fs::is_directory(c.input)) {
     if (c.intervals.value != 0) {
@@ -58,6 +60,15 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.io = io;
   shard.io.direct = ToCachePolicy(c.cache).direct_shard_writes;  // see AddCacheOptions
   shard.reuse_smaller_budget = true;
+  if (dynamic) {
+    // Room for what dynamic shards add to the memory plan (engine.h): a flag per vertex, two
+    // build buffers of 4 MiB, and the delay buffer's slices of the largest interval (taken as
+    // an eighth of the vertices, twice), with padding.
+    const uint64_t message = needs.message_bytes;
+    shard.reserve = [message](uint64_t n) {
+      return n + n * message / 4 + 2 * (uint64_t{4} << 20) + (uint64_t{64} << 10);
+    };
+  }
   shard.keep_open = true;
   if (c.intervals.value > kMaxIntervals) {
     throw UsageError("--intervals must be from 0 (the fewest that fit) to " +
@@ -177,6 +188,10 @@ int RunRun(const std::vector<std::string>& args) {
   add("intervals", po::value(&c.intervals)->default_value(Whole<uint32_t>{0}, "0"),
       "when it shards GRAPH: cut into this many intervals (GraphChi's nshards; 0: the fewest "
       "that fit --memory); refused if they do not fit, or for a shard set directory");
+  add("room-for-dynamic", po::bool_switch(&c.room_for_dynamic),
+      "when it shards GRAPH: plan the intervals with room for dynamic shards (a byte per "
+      "vertex, the delay buffer, build buffers), as --mode ads, ods and auto do, so that one "
+      "set serves every mode (needle compare passes it)");
   add("skip-verify", po::bool_switch(&c.skip_verify),
       "do not checksum a given shard set's files before the run (sizes and structure are "
       "still checked; not related to --verify)");
@@ -282,9 +297,9 @@ int RunRun(const std::vector<std::string>& args) {
     std::fflush(say);
   };
   if (c.verbosity.verbose) engine.detail = engine.log;
-  const ShardSet set =
-      OpenOrShard(c, engine.memory_bytes, app->symmetrize || c.symmetrize, needs.costs,
-                  needs.dir, engine.io);
+  const bool dynamic = c.room_for_dynamic || engine.mode != ShardMode::kStatic;
+  const ShardSet set = OpenOrShard(c, engine.memory_bytes, app->symmetrize || c.symmetrize,
+                                   needs, dynamic, engine.io);
   return app->run(c, set, engine, outputs);
 }
 

@@ -163,5 +163,33 @@ TEST_F(RunCliTest, AnUnwritableGraphDirectoryShardsIntoTheCache) {
   fs::permissions(in, fs::perms::owner_all);
 }
 
+// A run that will use dynamic shards shards GRAPH with room for them (a byte per vertex, the
+// delay buffer, build buffers): the set records the smaller budget it was planned for, a
+// static run of the full budget reuses it, and every mode runs on it within --memory.
+TEST_F(RunCliTest, DynamicModesShardWithRoomForTheirBuffers) {
+  const std::string graph = Path("g.csr");
+  ASSERT_EQ(Needle("generate rmat --scale 17 --edge-factor 4 -q -o " + ShellQuote(graph)).status,
+            0);
+  const std::string common = " --memory 48M --transport static --tolerance 1e-2";
+  Result r = Needle("run pagerank " + ShellQuote(graph) + common + " --mode ods -v");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("kept for dynamic shards' flags and buffers"), std::string::npos) << r.out;
+  const std::string manifest = testing::ReadFile(graph + ".shards/manifest");
+  EXPECT_EQ(manifest.find("memory 50331648\n"), std::string::npos) << "planned for all of it";
+  r = Needle("run pagerank " + ShellQuote(graph) + common);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reusing the shard set"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sharded "), std::string::npos) << r.out;
+  r = Needle("compare pagerank " + ShellQuote(graph) + " --memory 48M --tolerance 1e-2 " +
+             "--modes static,ods,auto");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("ods "), std::string::npos) << r.out;
+  // Too little room: said before the set is written, naming what dynamic shards need.
+  r = Needle("run pagerank " + ShellQuote(graph) + " --memory 26M --mode ods --shards-dir " +
+             ShellQuote(Path("small")));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("dynamic shards need for 131072 vertices"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace needle

@@ -16,6 +16,8 @@
 //   shardset  every shard set below as an archive (shard_archive.h), with the engine on and off
 // The shard sets: ShardGraph of tiny.wel, of tiny.el symmetrized, and of a 64-vertex R-MAT
 // graph, each with budgets for 1 to 8 intervals.
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -261,6 +263,91 @@ void ShardSeeds(const std::string& data_dir, const std::string& scratch, Corpus&
   }
 }
 
+// ---- bvgraph -----------------------------------------------------------------------------
+
+// A BVGraph bit stream written by hand (MSB first): γ outdegrees, ζ_3 residuals, no references
+// and no intervals — what bvgraph_fuzz.cc's header bytes 0x00 (window 0, maxref 0, no
+// intervals, ζ_3) describe; the fuzzer varies both.
+class Bits {
+ public:
+  void Put(uint64_t value, int width) {
+    for (int i = width - 1; i >= 0; --i) {
+      if (used_ % 8 == 0) bytes_.push_back(0);
+      if ((value >> i) & 1) bytes_.back() |= static_cast<uint8_t>(0x80 >> (used_ % 8));
+      ++used_;
+    }
+  }
+  void Unary(uint64_t zeros) {
+    for (uint64_t i = 0; i < zeros; ++i) Put(0, 1);
+    Put(1, 1);
+  }
+  void Gamma(uint64_t x) {
+    const int l = 63 - std::countl_zero(x + 1);
+    Unary(static_cast<uint64_t>(l));
+    Put(x + 1, l);  // the bits below the leading 1
+  }
+  void Zeta(uint64_t x, int k) {
+    const uint64_t v = x + 1;
+    int h = 0;
+    while (v >= uint64_t{1} << ((h + 1) * k)) ++h;
+    const uint64_t left = uint64_t{1} << (h * k);
+    const int width = h * k + k - 1;
+    Unary(static_cast<uint64_t>(h));
+    if (v < 2 * left) {
+      Put(v - left, width);
+    } else {
+      Put(v >> 1, width);
+      Put(v & 1, 1);
+    }
+  }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  uint64_t used_ = 0;
+};
+
+void BvGraphSeeds(Corpus& corpus) {
+  // Node x's successors (ascending): a cycle with chords, a self-loop, an empty list.
+  const int n = 16;
+  std::vector<std::vector<uint64_t>> lists(n);
+  for (int x = 0; x < n; ++x) {
+    if (x == 5) continue;
+    lists[x] = {static_cast<uint64_t>((x + 1) % n)};
+    if (x % 3 == 0) lists[x].push_back(static_cast<uint64_t>((x + 7) % n));
+    if (x == 9) lists[x].push_back(9);
+    std::sort(lists[x].begin(), lists[x].end());
+  }
+  Bits bits;
+  uint64_t arcs = 0;
+  for (int x = 0; x < n; ++x) {
+    bits.Gamma(lists[x].size());
+    arcs += lists[x].size();
+    for (size_t i = 0; i < lists[x].size(); ++i) {
+      const int64_t gap = i == 0 ? static_cast<int64_t>(lists[x][0]) - x
+                                 : static_cast<int64_t>(lists[x][i] - lists[x][i - 1] - 1);
+      const uint64_t code = i == 0 ? (gap >= 0 ? 2 * static_cast<uint64_t>(gap)
+                                               : 2 * static_cast<uint64_t>(-gap) - 1)
+                                   : static_cast<uint64_t>(gap);
+      bits.Zeta(code, 3);
+    }
+  }
+  const auto head = [&](uint8_t config) {
+    return std::vector<uint8_t>{config, static_cast<uint8_t>(n - 1),
+                                static_cast<uint8_t>(arcs & 0xff),
+                                static_cast<uint8_t>(arcs >> 8)};
+  };
+  std::vector<uint8_t> seed = head(0x00);
+  seed.insert(seed.end(), bits.bytes().begin(), bits.bytes().end());
+  corpus.Add("bvgraph", "cycle16", seed);
+  // The same stream under other parameters: window and intervals make it read differently.
+  for (const uint8_t config : {uint8_t{0x1f}, uint8_t{0x2a}, uint8_t{0xc7}}) {
+    std::vector<uint8_t> other = head(config);
+    other.insert(other.end(), bits.bytes().begin(), bits.bytes().end());
+    corpus.Add("bvgraph", "cycle16-" + std::to_string(config), other);
+  }
+}
+
 }  // namespace
 }  // namespace needle::fuzz
 
@@ -277,6 +364,7 @@ int main(int argc, char** argv) {
     CsrSeeds(argv[1], scratch, corpus);
     HandmadeRunSeeds(corpus);
     ShardSeeds(argv[1], scratch, corpus);
+    BvGraphSeeds(corpus);
     std::printf("seed corpus in %s:\n", argv[2]);
     corpus.Report();
   } catch (const std::exception& e) {
