@@ -27,6 +27,7 @@
 
 #include "base/error.h"
 #include "bench/bench_main.h"
+#include "bench/byte_sum.h"
 #include "io/mapped_file.h"
 #include "loaders/csr.h"
 #include "loaders/csr_file.h"
@@ -110,23 +111,9 @@ double MedianTime(int repeats, F&& f) {
       repeats, [] {}, f);
 }
 
-// The ceiling for anything that reads a file: map it as the text reader does and add up
-// every byte as 64-bit words in parallel. The sum is returned so that it cannot be skipped.
+// The ceiling for anything that reads a file: map it as the text reader does and sum it.
 uint64_t ByteSum(const std::string& path, int threads) {
-  needle::MappedFile file(path);
-  const char* data = file.data();
-  const size_t words = file.size() / sizeof(uint64_t);
-  uint64_t sum = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sum)
-  for (size_t i = 0; i < words; ++i) {
-    uint64_t w;
-    std::memcpy(&w, data + i * sizeof(uint64_t), sizeof(w));
-    sum += w;
-  }
-  for (size_t i = words * sizeof(uint64_t); i < file.size(); ++i) {
-    sum += static_cast<unsigned char>(data[i]);
-  }
-  return sum;
+  return needle::bench::ByteSum(needle::MappedFile(path), threads);
 }
 
 double GB(double bytes) { return bytes / 1e9; }

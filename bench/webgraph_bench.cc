@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/bench_main.h"
+#include "bench/byte_sum.h"
 #include "io/mapped_file.h"
 #include "loaders/bvgraph.h"
 #include "loaders/load_graph.h"
@@ -36,6 +37,7 @@ struct BenchOptions {
 };
 
 namespace po = boost::program_options;
+using needle::bench::ByteSum;
 
 bool ParseArgs(int argc, char** argv, BenchOptions& o) {
   po::options_description options("webgraph_bench options");
@@ -67,20 +69,6 @@ double MedianTime(int repeats, F&& f) {
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) times.push_back(TimeIt(f));
   return Median(times);
-}
-
-// The ceiling: add up the mapped bytes as 64-bit words.
-uint64_t ByteSum(const needle::MappedFile& file, int threads) {
-  const char* data = file.data();
-  const size_t words = file.size() / sizeof(uint64_t);
-  uint64_t sum = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sum)
-  for (size_t i = 0; i < words; ++i) {
-    uint64_t w;
-    std::memcpy(&w, data + i * sizeof(uint64_t), sizeof(w));
-    sum += w;
-  }
-  return sum;
 }
 
 void Row(const char* what, int threads, double seconds, uint64_t arcs, double reference_s) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "loaders/format.h"
@@ -21,5 +22,9 @@ namespace needle {
 
 // Throws Error naming the file (unreadable, or a .csr that fails CsrFile::Open's checks).
 uint64_t FileContentHash(const std::string& path, GraphFormat requested);
+
+// XXH3-64 of every byte of `paths` (at least one), one after another, in 1 MiB reads.
+// Throws Error naming the file that cannot be read.
+uint64_t StreamedContentHash(std::initializer_list<std::string> paths);
 
 }  // namespace needle

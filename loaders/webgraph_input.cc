@@ -1,15 +1,9 @@
 #include "loaders/webgraph_input.h"
 
-#include <unistd.h>
-#include <xxhash.h>
-
-#include <cerrno>
 #include <filesystem>
-#include <memory>
-#include <vector>
 
 #include "base/error.h"
-#include "base/unique_fd.h"
+#include "loaders/content_hash.h"
 
 namespace needle {
 namespace {
@@ -22,7 +16,8 @@ bool IsFile(const std::string& path) {
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() > suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 WebGraphPaths PathsOf(const std::string& base) {
@@ -32,25 +27,6 @@ WebGraphPaths PathsOf(const std::string& base) {
   p.properties = base + ".properties";
   if (IsFile(base + ".offsets")) p.offsets = base + ".offsets";
   return p;
-}
-
-struct Xxh3StateDeleter {
-  void operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
-};
-
-void HashFile(XXH3_state_t* state, const std::string& path, std::vector<char>& buffer) {
-  UniqueFd fd = OpenForReading(path);
-  uint64_t consumed = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
-    if (n == 0) return;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error::AtByte(path, consumed, "read failed", errno);
-    }
-    XXH3_64bits_update(state, buffer.data(), static_cast<size_t>(n));
-    consumed += static_cast<uint64_t>(n);
-  }
 }
 
 }  // namespace
@@ -84,13 +60,7 @@ WebGraphPaths ResolveWebGraph(const std::string& path) {
 }
 
 uint64_t WebGraphContentHash(const WebGraphPaths& paths) {
-  std::unique_ptr<XXH3_state_t, Xxh3StateDeleter> state(XXH3_createState());
-  if (state == nullptr) throw Error(paths.graph, "cannot allocate a hash state");
-  XXH3_64bits_reset(state.get());
-  std::vector<char> buffer(size_t{1} << 20);
-  HashFile(state.get(), paths.graph, buffer);
-  HashFile(state.get(), paths.properties, buffer);
-  return XXH3_64bits_digest(state.get());
+  return StreamedContentHash({paths.graph, paths.properties});
 }
 
 }  // namespace needle
