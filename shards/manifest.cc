@@ -127,8 +127,8 @@ std::string InputDifference(const InputFingerprint& built, const InputFingerprin
 
 std::string ShardingChoices::DifferenceFrom(const ShardingChoices& other) const {
   if (memory_bytes != other.memory_bytes) {
-    return "it was built for --memory " + std::to_string(other.memory_bytes) + " bytes, not " +
-           std::to_string(memory_bytes);
+    return "it was planned for --memory " + FormatMiB(other.memory_bytes) + ", not " +
+           FormatMiB(memory_bytes);
   }
   if (format != other.format) return "it was built with --format " + other.format;
   if (weights != other.weights) return "it was built with --weights " + other.weights;

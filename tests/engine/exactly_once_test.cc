@@ -1,10 +1,8 @@
-// The engine's message invariant, checked by a program that knows no algorithm (GraphChi's smoke
-// test idea): every message carries a token made of its source id and the iteration it was sent
-// in, and every vertex sums the tokens it receives. Whatever the transport (static windows or
-// resident), with or without inner passes, interval count, I/O backend, thread count, and
-// whichever vertices happen to send, each vertex must end up with exactly the tokens of its
-// in-edges (with multiplicity) for the iterations their sources sent in — no message lost, none
-// consumed twice. Every check runs all five modes on one shard set (engine_test_util.h).
+// The engine's message invariant (token_check.h) over settings: every check runs all eight
+// modes (transports, with and without inner passes, the dynamic modes) on one shard set, at 1,
+// 3 and 8 intervals, on both I/O backends, with two sending periods; O_DIRECT, vertex values on
+// disk and a streamed hub have tests of their own. transport_typed_test.cc is the same check as
+// a typed suite, one instance per transport and mode.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,70 +11,12 @@
 #include <vector>
 
 #include "engine_test_util.h"
+#include "token_check.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/rmat.h"
 
 namespace needle {
 namespace {
-
-uint64_t Mix(uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-uint64_t Token(VertexId source, uint32_t iteration) {
-  return Mix((uint64_t{source} << 8) | iteration) | 1;  // never 0, the identity
-}
-
-// Sends in iteration 0, then in iteration t < kLast whenever it is computed and
-// Mix(id, t) % period == 0 — so intervals go quiet and wake up again.
-struct TokenProgram {
-  struct VertexValue {
-    uint64_t sent_mask = 0;  // bit t: sent in iteration t
-    uint64_t received = 0;   // sum of tokens received
-    uint64_t messages = 0;   // number of messages received
-  };
-  struct EdgeValue {
-    uint64_t tokens = 0;
-    uint64_t count = 0;
-    bool operator==(const EdgeValue&) const = default;
-  };
-  static constexpr Aggregation kAggregation = Aggregation::kUser;
-  static constexpr bool kUsesWeights = false;
-  static constexpr uint32_t kLast = 12;  // no vertex sends from this iteration on
-
-  uint64_t period = 2;
-
-  EdgeValue identity() const { return {}; }
-  EdgeValue aggregate(const EdgeValue& a, const EdgeValue& b) const {
-    return {a.tokens + b.tokens, a.count + b.count};
-  }
-  VertexValue init(const VertexContext&) const { return {}; }
-  EdgeValue extract(const VertexContext&, const VertexValue& v) const {
-    return {v.received, v.messages};
-  }
-  EdgeValue gather(const EdgeValue& acc, const EdgeValue& m, float) const {
-    return aggregate(acc, m);
-  }
-  VertexValue apply(const VertexContext& v, const VertexValue& old, const EdgeValue& acc) const {
-    VertexValue now = old;
-    now.received = acc.tokens;
-    now.messages = acc.count;
-    const bool send = v.iteration == 0 || (v.iteration < kLast &&
-                                           Mix(uint64_t{v.id} * 131 + v.iteration) % period == 0);
-    if (send) now.sent_mask |= uint64_t{1} << v.iteration;
-    return now;
-  }
-  bool changed(const VertexValue& old, const VertexValue& now) const {
-    return now.sent_mask != old.sent_mask;
-  }
-  EdgeValue scatter(const VertexContext& v, const VertexValue&, const VertexValue&) const {
-    return {Token(v.id, v.iteration), 1};
-  }
-};
-static_assert(AccumulationProgram<TokenProgram>);
 
 using Param = std::tuple<uint32_t /*parts*/, IoKind, uint64_t /*period*/>;
 
@@ -105,68 +45,22 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     for (Mode mode : kAllModes) Check(set, input, mode);
   }
   void Check(const ShardSet& set, const std::string& input, Mode mode) {
-    SCOPED_TRACE(ModeName(mode));
     const auto [parts, io, period] = GetParam();
-    EngineRun run;
-    run.Use(mode);
-    run.io = io == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
-    run.direct = direct_;
-    run.direct_alignment = direct_alignment_;
-    run.values_in_memory = !values_on_disk_;
-    if (run_memory_ > 0) run.memory = run_memory_;
-    RunSummary summary;
-    std::vector<IterationStats> stats;
-    TokenProgram program;
-    program.period = period;
-    const auto values = RunProgram(set, program, run, &summary, &stats);
-    EXPECT_TRUE(summary.converged);
-    EXPECT_EQ(summary.vertex_values_resident, !values_on_disk_);
-    EXPECT_EQ(summary.transport, TransportName(TransportOf(mode)));
-    EXPECT_EQ(summary.mode, ShardModeName(run.shard_mode));
-    // Dynamic shards: the delayed messages of the last senders arrive at the final shadow
-    // iteration, which may come two iterations later.
-    EXPECT_LE(summary.iterations, TokenProgram::kLast + (IsDynamic(mode) ? 3 : 1));
-    if (IsDynamic(mode)) {
-      shadow_total_ += summary.shadow_iterations;
-      delayed_total_ += summary.delayed;
-      if (mode == Mode::kAuto) auto_builds_ += summary.dynamic_builds;
-    }
-
-    const Csr g = LoadCsr(input);
-    ASSERT_EQ(values.size(), g.num_vertices);
-    std::vector<uint64_t> expected_tokens(g.num_vertices, 0), expected_count(g.num_vertices, 0);
-    for (VertexId u = 0; u < g.num_vertices; ++u) {
-      for (VertexId v : g.Neighbors(u)) {
-        for (uint32_t t = 0; t < 64; ++t) {
-          if ((values[u].sent_mask >> t) & 1) {
-            expected_tokens[v] += Token(u, t);
-            ++expected_count[v];
-          }
-        }
-      }
-    }
-    uint64_t bad = 0;
-    for (VertexId v = 0; v < g.num_vertices; ++v) {
-      if (values[v].received != expected_tokens[v] || values[v].messages != expected_count[v]) {
-        if (++bad <= 5) {
-          ADD_FAILURE() << "vertex " << v << ": received " << values[v].messages
-                        << " messages, expected " << expected_count[v];
-        }
-      }
-    }
-    EXPECT_EQ(bad, 0u);
-    for (VertexId u = 0; u < g.num_vertices; ++u) {
-      ASSERT_TRUE(values[u].sent_mask & 1);
-    }
-    if (IsAsync(mode)) {
-      inner_total_ += summary.inner_passes;
-    } else {
-      EXPECT_EQ(summary.inner_passes, 0u);
-    }
-    uint32_t cleared = 0;
-    for (const auto& s : stats) cleared += s.intervals_cleared;
-    cleared_total_ += cleared;
-    if (mode == Mode::kStaticStreamed) streamed_total_ += summary.intervals_streamed;
+    TokenSetting s;
+    s.io = io;
+    s.period = period;
+    s.direct = direct_;
+    s.direct_alignment = direct_alignment_;
+    s.values_on_disk = values_on_disk_;
+    s.run_memory = run_memory_;
+    TokenTotals t;
+    CheckTokens(set, input, mode, s, t);
+    streamed_total_ += t.streamed;
+    shadow_total_ += t.shadow;
+    delayed_total_ += t.delayed;
+    auto_builds_ += t.auto_builds;
+    cleared_total_ += t.cleared;
+    inner_total_ += t.inner;
   }
   uint32_t streamed_total_ = 0;
   uint64_t shadow_total_ = 0;   // shadow iterations of the dynamic modes, over all checks
