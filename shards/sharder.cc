@@ -616,9 +616,9 @@ class Sharder {
 
   const std::string& input_;
   const ShardOptions& options_;
-  uint64_t plan_memory_;  // what the intervals are planned for: --memory less the reserve
   std::string dir_;
   int threads_;
+  uint64_t plan_memory_;  // what the intervals are planned for: --memory less the reserve
   std::string tmp_;
   ShardReport report_;
   uint64_t num_vertices_ = 0;
@@ -744,6 +744,23 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   const std::string dir =
       options.out_dir.empty() ? DefaultShardDir(input, options.symmetrize) : options.out_dir;
   InputFingerprint fingerprint = InputFingerprint::Stat(input);
+  for (const std::string& other : options.reuse_from) {
+    std::error_code ec;
+    if (other == dir || !fs::is_directory(other, ec) ||
+        !fs::exists(other + "/" + kManifestName, ec)) {
+      continue;
+    }
+    try {
+      const FileLock turn = LockSetForSharding(other, options.log);  // not while one rebuilds it
+      std::string ignored;
+      bool other_format = false;
+      if (std::optional<ShardReport> reused =
+              Reusable(other, fingerprint, options, &ignored, &other_format)) {
+        return std::move(*reused);
+      }
+    } catch (const Error&) {  // unreadable, or locked in a way we cannot wait for: passed over
+    }
+  }
   if (fs::exists(dir) && !fs::is_directory(dir)) {
     throw Error(dir, "exists and is not a directory; choose another --out");
   }

@@ -26,6 +26,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "io/io_backend.h"
 #include "loaders/text_reader.h"
@@ -64,6 +65,10 @@ struct ShardOptions {
   // intervals are planned for --memory less this, and the set records that budget (so a run
   // of the full --memory also reuses it: reuse_smaller_budget). May be empty: none.
   std::function<uint64_t(uint64_t num_vertices)> reserve;
+  // Other shard sets of this input to reuse, in order, before building at out_dir: the first
+  // that matches the input and these options (as the set at out_dir would have to) is
+  // returned instead. A candidate that is missing, not a set or does not match is passed over.
+  std::vector<std::string> reuse_from;
   // Messages (reuse decisions, fallbacks); may be empty.
   std::function<void(const std::string&)> log;
   // The rule the intervals were cut by, in full (needle shard --verbose); may be empty.

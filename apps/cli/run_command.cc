@@ -60,6 +60,7 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.io = io;
   shard.io.direct = ToCachePolicy(c.cache).direct_shard_writes;  // see AddCacheOptions
   shard.reuse_smaller_budget = true;
+  shard.reuse_from = RememberedShardSets(c.input);  // where needle shard --out put one
   if (dynamic) {
     // Room for what dynamic shards add to the memory plan (engine.h): a flag per vertex, two
     // build buffers of 4 MiB, and the delay buffer's slices of the largest interval (taken as

@@ -1,10 +1,13 @@
 #include "apps/cli/sharding.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "apps/cli/progress_bar.h"
 
@@ -74,6 +77,61 @@ std::string ShardsPrefix(const std::string& input, const std::string& shards_dir
   return (fs::path(cache) / name).string();
 }
 
+namespace {
+
+std::string Absolute(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+std::string RegistryPath() { return ShardCacheDir() + "/sets"; }
+
+}  // namespace
+
+void RememberShardSet(const std::string& input, const std::string& dir) {
+  try {
+    const std::string graph = Absolute(input), set = Absolute(dir);
+    if (graph.find_first_of("\t\n") != std::string::npos ||
+        set.find_first_of("\t\n") != std::string::npos) {
+      return;  // a name the one-line format cannot hold
+    }
+    const std::vector<std::string> known = RememberedShardSets(input);
+    if (!known.empty() && known.front() == set) return;
+    std::filesystem::create_directories(ShardCacheDir());
+    const std::string line = graph + "\t" + set + "\n";
+    // One append of one short line: concurrent runs interleave whole lines.
+    const int fd = ::open(RegistryPath().c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    [[maybe_unused]] const ssize_t written = ::write(fd, line.data(), line.size());
+    ::close(fd);
+  } catch (const std::exception&) {  // no cache directory: nothing remembered
+  }
+}
+
+std::vector<std::string> RememberedShardSets(const std::string& input) {
+  std::vector<std::string> sets;
+  try {
+    std::ifstream in(RegistryPath());
+    const std::string graph = Absolute(input);
+    for (std::string line; std::getline(in, line);) {
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos || line.compare(0, tab, graph) != 0 || tab != graph.size()) {
+        continue;
+      }
+      const std::string set = line.substr(tab + 1);
+      std::error_code ec;
+      if (!std::filesystem::is_directory(set, ec)) continue;
+      std::erase(sets, set);
+      sets.push_back(set);
+    }
+  } catch (const std::exception&) {
+    return {};
+  }
+  std::reverse(sets.begin(), sets.end());
+  return sets;
+}
+
 ShardReport ShardWithProgress(const std::string& input, ShardOptions shard, std::FILE* say,
                               const Verbosity& verbosity) {
   ProgressBar bar({"reading, bucketing", "sorting, writing"}, "edges", !verbosity.quiet);
@@ -89,6 +147,9 @@ ShardReport ShardWithProgress(const std::string& input, ShardOptions shard, std:
   };
   ShardReport report = ShardGraph(input, shard);
   bar.Finish();
+  if (Absolute(report.dir) != Absolute(DefaultShardDir(input, shard.symmetrize))) {
+    RememberShardSet(input, report.dir);
+  }
   return report;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "apps/cli/cli_common.h"
 #include "apps/cli/verbosity.h"
@@ -25,6 +26,14 @@ std::string ShardsPrefix(const std::string& input, const std::string& shards_dir
 
 // $NEEDLE_CACHE_DIR, else $XDG_CACHE_HOME/needle, else $HOME/.cache/needle.
 std::string ShardCacheDir();
+
+// The shard sets written away from their graph (needle shard --out DIR, --shards-dir, the
+// cache), remembered one line "GRAPH<TAB>SET" each (absolute paths) in ShardCacheDir()/sets,
+// so that needle run GRAPH finds them (ShardOptions::reuse_from) wherever the user said to put
+// them. Best effort: without a cache directory nothing is remembered.
+void RememberShardSet(const std::string& input, const std::string& dir);
+// GRAPH's remembered sets that still exist, the most recently remembered first.
+std::vector<std::string> RememberedShardSets(const std::string& input);
 
 // ShardGraph with a progress bar on a terminal (not under --quiet), its messages on `say`
 // and, with --verbose, the interval rule.

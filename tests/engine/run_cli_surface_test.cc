@@ -165,6 +165,29 @@ TEST_F(RunCliTest, AnUnwritableGraphDirectoryShardsIntoTheCache) {
   fs::permissions(in, fs::perms::owner_all);
 }
 
+// needle shard GRAPH --out DIR, then needle run GRAPH: the run finds DIR (needle remembers
+// where it put sets away from their graph) instead of sharding a second time; a set that does
+// not match (cc needs a symmetrized one) is passed over.
+TEST_F(RunCliTest, RunFindsTheSetShardPutWhereItWasTold) {
+  const std::string input = Graph("web.txt", kGraph);
+  const std::string set = Path("elsewhere/web.shards");
+  std::filesystem::create_directories(Path("elsewhere"));
+  Result r = Needle("shard " + ShellQuote(input) + " --memory 64M -q --out " + ShellQuote(set));
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = Needle("run pagerank " + ShellQuote(input) + " --memory 64M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reusing the shard set in " + set), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(input + ".shards"));
+  r = Needle("run cc " + ShellQuote(input) + " --memory 64M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(input + ".sym.shards"));
+  // A remembered set that is gone is passed over.
+  std::filesystem::remove_all(set);
+  r = Needle("run pagerank " + ShellQuote(input) + " --memory 64M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(input + ".shards"));
+}
+
 // A run that will use dynamic shards shards GRAPH with room for them (a byte per vertex, the
 // delay buffer, build buffers): the set records the smaller budget it was planned for, a
 // static run of the full budget reuses it, and every mode runs on it within --memory.
