@@ -8,7 +8,7 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config liburing-dev
           libboost-program-options-dev libboost-dev libgtest-dev zlib1g-dev liblzma-dev libxxhash-dev
-          gzip xz-utils time)
+          gzip xz-utils time util-linux)
 case ${1:-} in
   "") ;;
   clang) packages+=(clang-14 libclang-rt-14-dev libomp-14-dev llvm-14) ;;

@@ -130,9 +130,9 @@ TEST_F(RunCliTest, DirectAndBufferedMeanTheSameOnShardAndRun) {
 TEST_F(RunCliTest, AnUnwritableGraphDirectoryShardsIntoTheCache) {
   std::string as_user;
   if (geteuid() == 0) {
-    if (testing::RunCommand("command -v setpriv > /dev/null") != 0) {
-      GTEST_SKIP() << "running as root without setpriv: cannot make a directory unwritable";
-    }
+    ASSERT_EQ(testing::RunCommand("command -v setpriv > /dev/null"), 0)
+        << "running as root, the test needs setpriv (util-linux: scripts/install-deps.sh) to "
+           "make a directory unwritable";
     // OMP_TOOL_VERBOSE_INIT (set by scripts/tsan.sh) names a log file of root's that libomp
     // would fail to open as nobody.
     as_user = "setpriv --reuid=65534 --regid=65534 --clear-groups env -u OMP_TOOL_VERBOSE_INIT ";
