@@ -22,6 +22,7 @@
 #include "apps/programs/connected_components.h"
 #include "apps/programs/pagerank.h"
 #include "bench/bench_main.h"
+#include "bench/timing.h"
 #include "engine/engine.h"
 #include "shards/shard_set.h"
 
@@ -62,12 +63,6 @@ double CpuSeconds() {
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 // O_DIRECT sequential read bandwidth of the shard set's adjacency files (evicted first).

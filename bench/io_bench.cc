@@ -30,9 +30,12 @@
 
 #include "base/error.h"
 #include "bench/bench_main.h"
+#include "bench/timing.h"
 #include "io/io_backend.h"
 
 namespace {
+
+using needle::bench::Median;
 
 using needle::AlignedBuffer;
 using needle::IoBackend;
@@ -84,11 +87,6 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // One sequential pass over a file with a fixed pool of 2 × qd block buffers.
 class Streamer {

@@ -28,6 +28,7 @@
 #include "base/error.h"
 #include "bench/bench_main.h"
 #include "bench/byte_sum.h"
+#include "bench/timing.h"
 #include "io/mapped_file.h"
 #include "loaders/csr.h"
 #include "loaders/csr_file.h"
@@ -57,6 +58,8 @@ struct BenchOptions {
 };
 
 namespace po = boost::program_options;
+using needle::bench::MedianTime;
+using needle::bench::TimeIt;
 
 // Parses the command line; returns false after printing --help.
 bool ParseArgs(int argc, char** argv, BenchOptions& o) {
@@ -75,40 +78,6 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
     throw po::error("--scale must be 1..31, --edge-factor and --repeats at least 1");
   }
   return true;
-}
-
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <class F>
-double TimeIt(F&& f) {
-  const double start = Now();
-  f();
-  return Now() - start;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-// Runs f `repeats` times and returns the median time; reset() runs untimed before each run
-// (it frees the previous run's result, so that unmapping it is not charged to the next).
-template <class Reset, class F>
-double MedianTime(int repeats, Reset&& reset, F&& f) {
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    reset();
-    times.push_back(TimeIt(f));
-  }
-  return Median(times);
-}
-template <class F>
-double MedianTime(int repeats, F&& f) {
-  return MedianTime(
-      repeats, [] {}, f);
 }
 
 // The ceiling for anything that reads a file: map it as the text reader does and sum it.

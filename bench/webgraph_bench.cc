@@ -20,8 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel.h"
 #include "bench/bench_main.h"
 #include "bench/byte_sum.h"
+#include "bench/timing.h"
 #include "io/mapped_file.h"
 #include "loaders/bvgraph.h"
 #include "loaders/load_graph.h"
@@ -37,6 +39,8 @@ struct BenchOptions {
 };
 
 namespace po = boost::program_options;
+using needle::bench::MedianTime;
+using needle::bench::TimeIt;
 using needle::bench::ByteSum;
 
 bool ParseArgs(int argc, char** argv, BenchOptions& o) {
@@ -47,28 +51,9 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
   add("threads", po::value(&o.threads)->default_value(o.threads), "threads (0: OpenMP default)");
   add("repeats", po::value(&o.repeats)->default_value(o.repeats), "runs per figure (median)");
   if (!needle::bench::ParseOrHelp(argc, argv, options)) return false;
-  if (o.repeats < 1 || o.threads < 0) throw po::error("--repeats must be at least 1");
+  if (o.repeats < 1) throw po::error("--repeats must be at least 1");
+  if (o.threads < 0) throw po::error("--threads must be 0 (OpenMP's default) or more");
   return true;
-}
-
-template <class F>
-double TimeIt(F&& f) {
-  const auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-template <class F>
-double MedianTime(int repeats, F&& f) {
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) times.push_back(TimeIt(f));
-  return Median(times);
 }
 
 void Row(const char* what, int threads, double seconds, uint64_t arcs, double reference_s) {
@@ -78,7 +63,7 @@ void Row(const char* what, int threads, double seconds, uint64_t arcs, double re
 }
 
 int Run(const BenchOptions& o) {
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const int threads = needle::ThreadCount(o.threads);
   std::printf("webgraph_bench: %d threads, median of %d runs; rate = M arcs/s; the last column "
               "is the sequential decode's time over the row's (> 1: faster)\n",
               threads, o.repeats);

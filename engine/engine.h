@@ -117,7 +117,8 @@ class Engine {
     auto plan = [&](bool dynamic) {
       if (!dynamic) return plan_with(0, options_.values_in_memory);
       const uint64_t n = set.manifest().num_vertices;
-      const uint64_t builds = 2 * WriteBuffers::kBytes;
+      static_assert(kDynamicBuildBytes == 2 * WriteBuffers::kBytes);
+      const uint64_t builds = kDynamicBuildBytes;
       if (options_.values_in_memory) {
         try {
           MemoryPlan dense = plan_with(n * (1 + sizeof(EdgeValue)) + builds, true);
@@ -125,32 +126,38 @@ class Engine {
         } catch (const std::invalid_argument&) {  // perhaps with the values on disk
         }
       }
-      return plan_with(n + 2 * (largest * sizeof(EdgeValue) + kDelayPadding) + builds, false);
+      return plan_with(DynamicShardBytes(n, largest, sizeof(EdgeValue)), false);
     };
     // auto: static where the dynamic shards' buffers do not fit, or would push the vertex
     // values out of memory (their traffic every iteration outweighs what the sets save).
-    auto plan_mode = [&] {
+    // Sets *why when auto falls back to static; mode_ and the log follow the plan that
+    // succeeds (a retry without routing decides again).
+    auto plan_mode = [&](std::string* why) {
       if (mode_ != ShardMode::kAuto) return plan(mode_ != ShardMode::kStatic);
-      std::string why;
       try {
         MemoryPlan dynamic = plan(true);
         if (dynamic.resident || !options_.values_in_memory) return dynamic;
         MemoryPlan fixed = plan(false);
         if (!fixed.resident) return dynamic;
-        why = "its buffers would push the vertex values out of --memory";
+        *why = "its buffers would push the vertex values out of --memory";
+        return fixed;
       } catch (const std::invalid_argument&) {
-        why = "--memory cannot hold its buffers";
+        *why = "--memory cannot hold its buffers";
       }
-      if (options_.log) options_.log("mode auto: static shards only, since " + why);
-      mode_ = ShardMode::kStatic;
       return plan(false);
     };
+    std::string auto_static;
     try {
-      plan_ = plan_mode();
+      plan_ = plan_mode(&auto_static);
     } catch (const std::invalid_argument&) {
       if (!route_ || options_.gather != GatherChoice::kAuto) throw;
       route_ = false;  // auto: scan rather than refuse a budget that holds everything else
-      plan_ = plan_mode();
+      auto_static.clear();
+      plan_ = plan_mode(&auto_static);
+    }
+    if (!auto_static.empty()) {
+      if (options_.log) options_.log("mode auto: static shards only, since " + auto_static);
+      mode_ = ShardMode::kStatic;
     }
     if (options_.detail) options_.detail(plan_.Describe());
     const EdgeValue identity = program_.identity();
@@ -445,8 +452,6 @@ class Engine {
   std::optional<VertexStore> delay_store_;
   std::vector<uint32_t> delayed_in_;
   EdgeValue* delay_view_ = nullptr;
-  // VertexStore's alignment slack on each of an interval's two copies (the slice, staging).
-  static constexpr uint64_t kDelayPadding = 8192;
   uint64_t delayed_count_ = 0;  // vertices with kDelayed
   bool flush_ = false;          // a shadow iteration: first passes send the delayed scatters
   uint32_t builds_ = 0;

@@ -26,11 +26,14 @@ namespace needle {
 // A corrupt or truncated bit stream: `bit` is the offset from the start of the range.
 class CorruptBits : public std::runtime_error {
  public:
-  CorruptBits(uint64_t bit, const std::string& what) : std::runtime_error(what), bit_(bit) {}
+  CorruptBits(uint64_t bit, const std::string& what, bool truncated = false)
+      : std::runtime_error(what), bit_(bit), truncated_(truncated) {}
   uint64_t bit() const { return bit_; }
+  bool truncated() const { return truncated_; }  // the stream ended inside a code
 
  private:
   uint64_t bit_;
+  bool truncated_;
 };
 
 // nat2int: 0, 1, 2, 3, 4 ... → 0, -1, 1, -2, 2 ... (WebGraph's map of integers to naturals).
@@ -58,13 +61,10 @@ class BitReader {
 
   // The next n bits (0 ≤ n ≤ 64) as an unsigned number.
   [[gnu::always_inline]] uint64_t ReadBits(int n) {
-    if (n > 56) {
-      const uint64_t high = ReadBits(n - 32);
-      return (high << 32) | ReadBits(32);
-    }
+    if (n > 56) return ReadLongBits(n);
     if (avail_ < n) {
       Refill();
-      if (avail_ < n) Fail(position(), "the stream ends inside a code");
+      if (avail_ < n) throw CorruptBits(position(), "the stream ends inside a code", true);
     }
     if (n == 0) return 0;
     const uint64_t v = buffer_ >> (64 - n);
@@ -128,6 +128,12 @@ class BitReader {
   }
 
  private:
+  // ReadBits of 57 to 64 bits, in two reads (never inlined: it is rare, and ReadBits is).
+  [[gnu::noinline]] uint64_t ReadLongBits(int n) {
+    const uint64_t high = ReadBits(n - 32);
+    return (high << 32) | ReadBits(32);
+  }
+
   // Tops the word up to at least 56 valid bits, or to what is left of the range.
   void Refill() {
     if (end_ - next_ >= 8) {
@@ -140,7 +146,7 @@ class BitReader {
       avail_ += bytes * 8;
       return;
     }
-    while (avail_ <= 56 && next_ < end_) {
+    while (avail_ < 56 && next_ < end_) {  // at most 63 valid bits: every shift stays below 64
       buffer_ |= uint64_t{*next_++} << (56 - avail_);
       avail_ += 8;
     }
@@ -152,7 +158,7 @@ class BitReader {
     for (;;) {
       if (avail_ == 0) {
         Refill();
-        if (avail_ == 0) Fail(start, "the stream ends inside a unary code");
+        if (avail_ == 0) throw CorruptBits(start, "the stream ends inside a unary code", true);
       }
       const int z = std::countl_zero(buffer_);
       if (z < avail_) {

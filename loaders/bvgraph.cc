@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <utility>
 
@@ -340,9 +339,10 @@ struct BvGraph::Levels {
 
 namespace {
 
+template <class ListOf>
 struct RandomSource {
   std::vector<VertexId>* out;
-  std::function<std::span<const VertexId>(uint64_t)> list;
+  ListOf list;  // y -> node y's list (a lambda: no allocation per decoded node)
   VertexId* Reserve(uint64_t, uint64_t d, uint64_t) {
     out->resize(d + 1);  // + 1: room for the merge's end marker when out is a part
     return out->data();
@@ -357,6 +357,14 @@ BvGraph BvGraph::Open(const std::string& path) {
   g.paths_ = ResolveWebGraph(path);
   g.properties_ = ReadWebGraphProperties(g.paths_.properties);
   g.graph_ = MappedFile(g.paths_.graph);
+  // Every node takes at least a bit (its outdegree): a node count the stream cannot hold is
+  // refused before anything is allocated for it.
+  const uint64_t graph_bits = uint64_t{g.graph_.size()} * 8;
+  if (g.num_nodes() > graph_bits) {
+    throw Error::AtByte(g.paths_.graph, g.graph_.size(),
+                        "bit " + to_string(graph_bits) + ": the stream ends before its " +
+                            to_string(g.num_nodes()) + " nodes (each takes at least a bit)");
+  }
   if (!g.paths_.offsets.empty()) g.ReadOffsets();
   return g;
 }
@@ -366,6 +374,14 @@ void BvGraph::ReadOffsets() {
   MappedFile file(path);
   const uint64_t n = num_nodes();
   const uint64_t graph_bits = uint64_t{graph_.size()} * 8;
+  // Every offset takes at least a bit: refuse a node count the file cannot hold before
+  // allocating for it (a forged one would otherwise ask for gigabytes).
+  if (n + 1 > uint64_t{file.size()} * 8) {
+    throw Error::AtByte(path, file.size(),
+                        "bit " + to_string(uint64_t{file.size()} * 8) + ": the file ends before " +
+                            "the " + to_string(n + 1) + " offsets of " + to_string(n) +
+                            " nodes (each takes at least a bit)");
+  }
   bit_offsets_.resize(n + 1);
   BitReader in(reinterpret_cast<const uint8_t*>(file.data()), file.size());
   uint64_t v = 0;
@@ -375,7 +391,10 @@ void BvGraph::ReadOffsets() {
       const uint64_t at = in.position();
       const uint64_t gap = ReadCoded(in, properties_.codings.offsets, 3);
       // Every node takes at least one bit (its outdegree), so offsets strictly increase.
-      if (v > 0 && gap == 0) Fail(at, "node " + to_string(v) + " starts where node " + to_string(v - 1) + " does");
+      if (v == 0 && gap != 0) Fail(at, "node 0 starts at bit " + to_string(gap) + ", not 0");
+      if (v > 0 && gap == 0) {
+        Fail(at, "node " + to_string(v) + " starts where node " + to_string(v - 1) + " does");
+      }
       if (gap > graph_bits - offset) {
         Fail(at, "node " + to_string(v) + "'s offset is past the end of " + paths_.graph + " (" +
                      to_string(graph_bits) + " bits)");
@@ -389,13 +408,12 @@ void BvGraph::ReadOffsets() {
     }
   } catch (const CorruptBits& e) {
     bit_offsets_.clear();
-    const std::string what = e.what();
     throw Error::AtByte(path, e.bit() / 8,
                         "bit " + to_string(e.bit()) + ": " +
-                            (what.find("ends inside") != std::string::npos
+                            (e.truncated()
                                  ? "the file ends after " + to_string(v) + " of the " +
                                        to_string(n + 1) + " offsets of " + to_string(n) + " nodes"
-                                 : what));
+                                 : std::string(e.what())));
   }
 }
 
@@ -451,10 +469,8 @@ uint32_t BvGraph::DecodeAt(uint64_t v, uint32_t depth, Levels& levels) const {
                      const std::vector<VertexId>& list = levels.lists[depth + 1];
                      return std::span<const VertexId>(list.data(), list.size() - 1);
                    }};
+  // The lambda refuses a reference at depth maxrefcount, so the chain below is within it.
   const uint64_t r = DecodeList(p, in, v, src, levels.scratch[depth]);
-  if (r > 0 && ref_chain + 1 > p.max_ref) {
-    Fail(bit_offsets_[v], "reference chain longer than maxrefcount=" + to_string(p.max_ref));
-  }
   if (in.position() != bit_offsets_[v + 1]) CheckStart(v + 1, in.position());
   return r > 0 ? ref_chain + 1 : 0;
 }
@@ -522,9 +538,9 @@ Csr BvGraph::Decode(const BvDecodeOptions& options) const {
   std::vector<uint64_t> bounds(parts + 1);
   bounds[0] = 0;
   bounds[parts] = n;
-  const uint64_t bits = bit_offsets_[n] - bit_offsets_[0];
+  const uint64_t bits = bit_offsets_[n];  // bit_offsets_[0] is 0 (ReadOffsets)
   for (uint64_t i = 1; i < parts; ++i) {
-    const uint64_t target = bit_offsets_[0] + bits / parts * i + bits % parts * i / parts;
+    const uint64_t target = bits / parts * i + bits % parts * i / parts;
     bounds[i] = std::max<uint64_t>(
         bounds[i - 1], static_cast<uint64_t>(std::lower_bound(bit_offsets_.begin(),
                                                               bit_offsets_.end() - 1, target) -

@@ -65,6 +65,7 @@ class BvGraph {
   uint64_t num_nodes() const { return properties_.nodes; }
   uint64_t num_arcs() const { return properties_.arcs; }
   uint64_t graph_bytes() const { return graph_.size(); }
+  std::string_view graph_view() const { return graph_.view(); }  // X.graph, mapped
   bool has_offsets() const { return !bit_offsets_.empty(); }
   // Whether any node can be decoded on its own: .offsets present, chains short enough.
   bool random_access() const {

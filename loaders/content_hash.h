@@ -13,7 +13,8 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
+#include <memory>
+#include <string_view>
 #include <string>
 
 #include "loaders/format.h"
@@ -23,8 +24,21 @@ namespace needle {
 // Throws Error naming the file (unreadable, or a .csr that fails CsrFile::Open's checks).
 uint64_t FileContentHash(const std::string& path, GraphFormat requested);
 
-// XXH3-64 of every byte of `paths` (at least one), one after another, in 1 MiB reads.
-// Throws Error naming the file that cannot be read.
-uint64_t StreamedContentHash(std::initializer_list<std::string> paths);
+// XXH3-64 streamed over byte ranges and files, in the order they are added: the same value
+// for the same bytes whether they come from memory or from a file (1 MiB reads).
+class ContentHasher {
+ public:
+  ContentHasher();
+  ~ContentHasher();
+  ContentHasher(const ContentHasher&) = delete;
+  ContentHasher& operator=(const ContentHasher&) = delete;
+  void Add(std::string_view bytes);
+  void AddFile(const std::string& path);  // throws Error naming the file
+  uint64_t Digest() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace needle

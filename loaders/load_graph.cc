@@ -25,9 +25,7 @@ bool IsDefault(const CsrOptions& o) {
 // A BVGraph decoded straight into a CSR (in parallel with X.offsets). Lists are strictly
 // increasing, so there are no duplicates to count; self-loops are counted in one pass.
 Csr LoadWebGraph(const std::string& path, const LoadOptions& options, LoadReport& r) {
-  if (options.read.weights == WeightMode::kWeighted) {
-    throw Error(path, "a WebGraph BVGraph has no weights (--weights yes cannot be met)");
-  }
+  CheckWebGraphWeights(path, options.read.weights);
   auto start = std::chrono::steady_clock::now();
   const BvGraph graph = BvGraph::Open(path);
   // One thread decodes faster in one pass than in ranges (no outdegree pre-pass).

@@ -122,6 +122,7 @@ EdgeList GenerateRmat(const RmatOptions& options, int threads) {
   std::exception_ptr error;
   std::mutex error_mutex;
   std::atomic<uint64_t> generated{0};
+  const bool progress = static_cast<bool>(options.progress);
   constexpr uint64_t kProgressEvery = uint64_t{1} << 20;
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
   for (uint64_t p = 0; p < parts; ++p) {
@@ -134,7 +135,7 @@ EdgeList GenerateRmat(const RmatOptions& options, int threads) {
       Edge* out = buffer.edges.data();
       Weight* out_w = buffer.weights.data();
       for (uint64_t i = begin; i < end; ++i) {
-        if (options.progress && (i - begin) % kProgressEvery == kProgressEvery - 1) {
+        if (progress && ((i - begin) & (kProgressEvery - 1)) == kProgressEvery - 1) {
           const uint64_t done = generated.fetch_add(kProgressEvery) + kProgressEvery;
           if (omp_get_thread_num() == 0) options.progress(done, m);
         }

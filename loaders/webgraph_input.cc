@@ -15,9 +15,10 @@ bool IsFile(const std::string& path) {
   return fs::is_regular_file(path, ec);
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// `path` without `suffix`, when it ends with it (and is more than it).
+std::optional<std::string> StripSuffix(const std::string& path, std::string_view suffix) {
+  if (path.size() <= suffix.size() || !path.ends_with(suffix)) return std::nullopt;
+  return path.substr(0, path.size() - suffix.size());
 }
 
 WebGraphPaths PathsOf(const std::string& base) {
@@ -32,12 +33,13 @@ WebGraphPaths PathsOf(const std::string& base) {
 }  // namespace
 
 std::optional<WebGraphPaths> FindWebGraph(const std::string& path) {
-  if (EndsWith(path, ".graph")) {
-    const std::string base = path.substr(0, path.size() - 6);
-    if (IsFile(base + ".properties")) return PathsOf(base);
+  if (const std::optional<std::string> base = StripSuffix(path, ".graph")) {
+    if (IsFile(*base + ".properties")) return PathsOf(*base);
     return std::nullopt;
   }
-  if (EndsWith(path, ".properties")) return PathsOf(path.substr(0, path.size() - 11));
+  if (const std::optional<std::string> base = StripSuffix(path, ".properties")) {
+    return PathsOf(*base);
+  }
   std::error_code ec;
   if (!fs::exists(path, ec) && IsFile(path + ".graph") && IsFile(path + ".properties")) {
     return PathsOf(path);
@@ -53,14 +55,27 @@ bool IsWebGraphInput(const std::string& path, GraphFormat requested) {
 
 WebGraphPaths ResolveWebGraph(const std::string& path) {
   if (std::optional<WebGraphPaths> found = FindWebGraph(path)) return *found;
-  std::string base = path;
-  if (EndsWith(path, ".graph")) base = path.substr(0, path.size() - 6);
+  const std::string base = StripSuffix(path, ".graph").value_or(path);
   throw Error(path, "not a WebGraph BVGraph: it needs " + base + ".graph and " + base +
                         ".properties (and, for parallel decoding, " + base + ".offsets)");
 }
 
-uint64_t WebGraphContentHash(const WebGraphPaths& paths) {
-  return StreamedContentHash({paths.graph, paths.properties});
+uint64_t WebGraphContentHash(const WebGraphPaths& paths,
+                             std::optional<std::string_view> graph_bytes) {
+  ContentHasher hasher;
+  if (graph_bytes) {
+    hasher.Add(*graph_bytes);
+  } else {
+    hasher.AddFile(paths.graph);
+  }
+  hasher.AddFile(paths.properties);
+  return hasher.Digest();
+}
+
+void CheckWebGraphWeights(const std::string& path, WeightMode weights) {
+  if (weights == WeightMode::kWeighted) {
+    throw Error(path, "a WebGraph BVGraph has no weights (--weights yes cannot be met)");
+  }
 }
 
 }  // namespace needle

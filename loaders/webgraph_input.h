@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "loaders/format.h"
 
@@ -36,7 +37,12 @@ bool IsWebGraphInput(const std::string& path, GraphFormat requested);
 // FindWebGraph, or an Error that names the files a BVGraph needs.
 WebGraphPaths ResolveWebGraph(const std::string& path);
 
-// XXH3-64 of X.graph's bytes followed by X.properties' bytes. Throws Error.
-uint64_t WebGraphContentHash(const WebGraphPaths& paths);
+// XXH3-64 of X.graph's bytes followed by X.properties' bytes; `graph_bytes`, when given, are
+// X.graph's bytes already in memory (a mapping), hashed rather than read again. Throws Error.
+uint64_t WebGraphContentHash(const WebGraphPaths& paths,
+                             std::optional<std::string_view> graph_bytes = std::nullopt);
+
+// A BVGraph is unweighted: --weights yes is refused, naming `path`.
+void CheckWebGraphWeights(const std::string& path, WeightMode weights);
 
 }  // namespace needle

@@ -21,7 +21,7 @@ class WebGraphReader final : public GraphReader {
       : GraphReader(path, GraphFormat::kWebGraph, /*weighted=*/false),
         graph_(std::move(graph)),
         cursor_(graph_) {
-    set_content_hash(WebGraphContentHash(graph_.paths()));
+    set_content_hash(WebGraphContentHash(graph_.paths(), graph_.graph_view()));
   }
   ~WebGraphReader() override { Close(); }  // before the members the reader thread uses go
 
@@ -127,9 +127,7 @@ class WebGraphReader final : public GraphReader {
 
 std::unique_ptr<GraphReader> OpenWebGraphReader(const std::string& path,
                                                 const GraphReaderOptions& options) {
-  if (options.read.weights == WeightMode::kWeighted) {
-    throw Error(path, "a WebGraph BVGraph has no weights (--weights yes cannot be met)");
-  }
+  CheckWebGraphWeights(path, options.read.weights);
   return std::make_unique<WebGraphReader>(path, BvGraph::Open(path));
 }
 

@@ -59,6 +59,15 @@ inline uint64_t EngineFixedBytes(uint64_t p) {
   return kReservedBytes + EngineTableBytes(p) + BufferPaddingBytes(p);
 }
 
+// What dynamic shards add to a run's memory plan when the vertex values are on disk
+// (engine/engine.h): a flag byte per vertex, the delay buffer's slice of the largest interval
+// and its staging copy (each padded for alignment), and the builder's two write buffers.
+inline constexpr uint64_t kDynamicBuildBytes = uint64_t{8} << 20;  // 2 × WriteBuffers::kBytes
+inline uint64_t DynamicShardBytes(uint64_t num_vertices, uint64_t largest_interval,
+                                  uint64_t message_bytes) {
+  return num_vertices + 2 * (largest_interval * message_bytes + 8192) + kDynamicBuildBytes;
+}
+
 // `bytes` in MiB for messages: "12 MiB", "0.1 MiB" — rounded up to a tenth, so that an amount
 // that is needed is never shown as less (or as 0) than it is.
 std::string FormatMiB(uint64_t bytes);

@@ -142,7 +142,7 @@ class Sharder {
     Manifest& m = report_.manifest;
     m.input = std::move(fingerprint);
     m.choices = Choices(options_);
-    m.choices.memory_bytes = plan_memory_;  // less ShardOptions::reserve
+    m.choices.memory_bytes = plan_memory_;  // less the room for dynamic shards, if kept
     m.num_vertices = num_vertices_;
     m.num_edges = num_edges_;
     m.weighted = reader->weighted();
@@ -191,8 +191,12 @@ class Sharder {
                   std::clamp<uint64_t>(Usable() / 64, 16 << 10, 4 << 20));
     ReadAndBucket<Record>(reader, log);
     phase_done(&report_.read_seconds);
-    if (options_.reserve) {
-      const uint64_t reserve = options_.reserve(num_vertices_);
+    // With room for dynamic shards, plan for --memory less what they add for the largest
+    // interval of the plan: first guessed as an eighth of the vertices, then, if the plan's
+    // largest is bigger, planned again for it (fewer vertices per interval only lower it).
+    uint64_t reserve = 0;
+    auto keep_room = [&](uint64_t largest) {
+      reserve = DynamicShardBytes(num_vertices_, largest, options_.dynamic_message_bytes);
       if (reserve >= options_.memory_bytes ||
           options_.memory_bytes - reserve <= EngineFixedBytes(1) + 8 * num_vertices_) {
         throw std::invalid_argument(
@@ -201,12 +205,25 @@ class Sharder {
             " vertices besides the intervals: raise --memory or run --mode static");
       }
       plan_memory_ = options_.memory_bytes - reserve;
+    };
+    if (options_.dynamic_message_bytes > 0) keep_room(num_vertices_ / 8);
+    PlanFromUnits<Record>(log);
+    if (options_.dynamic_message_bytes > 0) {
+      uint64_t largest = 0;
+      const auto& bounds = report_.plan.bounds;
+      for (size_t p = 0; p + 1 < bounds.size(); ++p) {
+        largest = std::max<uint64_t>(largest, bounds[p + 1] - bounds[p]);
+      }
+      if (largest > num_vertices_ / 8) {
+        keep_room(largest);
+        PlanFromUnits<Record>(log);
+      }
       if (options_.detail) {
         options_.detail("intervals planned for --memory " + FormatMiB(plan_memory_) + " (" +
                         FormatMiB(reserve) + " kept for dynamic shards' flags and buffers)");
       }
     }
-    PlanFromUnits<Record>(log);
+    if (options_.detail) options_.detail(report_.plan.rule);
     if (options_.symmetrize) {
       Log("symmetrized: " + std::to_string(input_edges_) + " input edges -> " +
           std::to_string(num_edges_) + " edges (each u->v also as v->u, a self-loop once)");
@@ -422,7 +439,6 @@ class Sharder {
                                   "have (" +
                                   std::to_string(kMaxIntervals) + "); raise --memory");
     }
-    if (options_.detail) options_.detail(report_.plan.rule);
     const auto& bounds = report_.plan.bounds;
     interval_edges_.assign(report_.plan.num_intervals(), 0);
     for (uint32_t p = 0; p < report_.plan.num_intervals(); ++p) {
@@ -691,14 +707,23 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
     return std::nullopt;
   }
   try {
-    ShardSet existing = ShardSet::Open(dir, /*verify_digests=*/true);
-    const ShardingChoices& built = existing.manifest().choices;
-    // With a reserve, the set must have been planned for --memory less it (as a fresh one
-    // would be), or for less still (reuse_smaller_budget).
+    // Checked first without reading the files (a set for other options is not read end to
+    // end to be refused), then, when it matches, with their checksums.
+    ShardSet existing = ShardSet::Open(dir, /*verify_digests=*/false);
+    const ShardingChoices built = existing.manifest().choices;  // a copy: existing is reopened
+    // With room for dynamic shards, the set must have been planned for --memory less what its
+    // own largest interval needs beside it (as a fresh one is), or for less still
+    // (reuse_smaller_budget).
     ShardOptions wanted = options;
-    if (options.reserve) {
-      const uint64_t reserve = options.reserve(existing.manifest().num_vertices);
-      wanted.memory_bytes -= std::min(reserve, wanted.memory_bytes);
+    if (options.dynamic_message_bytes > 0) {
+      uint64_t largest = 0;
+      const auto& b = existing.manifest().bounds;
+      for (size_t p = 0; p + 1 < b.size(); ++p) {
+        largest = std::max<uint64_t>(largest, b[p + 1] - b[p]);
+      }
+      const uint64_t room = DynamicShardBytes(existing.manifest().num_vertices, largest,
+                                              options.dynamic_message_bytes);
+      wanted.memory_bytes -= std::min(room, wanted.memory_bytes);
     }
     const std::string input_reason =
         InputDifference(existing.manifest().input, fingerprint, options.read.format);
@@ -712,6 +737,7 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
       smaller_budget = same_budget.DifferenceFrom(built).empty();
     }
     if (!reason->empty() && !smaller_budget) return std::nullopt;
+    existing = ShardSet::Open(dir, /*verify_digests=*/true);
     ShardReport report;
     report.dir = dir;
     report.reused = true;
@@ -746,8 +772,7 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   InputFingerprint fingerprint = InputFingerprint::Stat(input);
   for (const std::string& other : options.reuse_from) {
     std::error_code ec;
-    if (other == dir || !fs::is_directory(other, ec) ||
-        !fs::exists(other + "/" + kManifestName, ec)) {
+    if (!fs::exists(other + "/" + kManifestName, ec) || fs::equivalent(other, dir, ec)) {
       continue;
     }
     try {

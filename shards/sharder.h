@@ -60,11 +60,11 @@ struct ShardOptions {
   // Backend for writing the shard files, O_DIRECT by default where the file system allows it:
   // they are written once and fsynced, so the page cache would only add a copy of each byte.
   IoOptions io{.direct = true};
-  // Bytes a run of this set will need besides what the interval plan counts, given the
-  // vertex count (dynamic shards: a flag per vertex, the delay buffer, build buffers). The
-  // intervals are planned for --memory less this, and the set records that budget (so a run
-  // of the full --memory also reuses it: reuse_smaller_budget). May be empty: none.
-  std::function<uint64_t(uint64_t num_vertices)> reserve;
+  // Room for dynamic shards (0: none): the width of the program's messages. The intervals are
+  // planned for --memory less DynamicShardBytes (intervals.h) of the plan's own largest
+  // interval, and the set records that budget (so a run of the full --memory reuses it too:
+  // reuse_smaller_budget).
+  uint64_t dynamic_message_bytes = 0;
   // Other shard sets of this input to reuse, in order, before building at out_dir: the first
   // that matches the input and these options (as the set at out_dir would have to) is
   // returned instead. A candidate that is missing, not a set or does not match is passed over.

@@ -29,6 +29,7 @@
 #include "loaders/load_graph.h"
 #include "loaders/webgraph_input.h"
 #include "loaders/webgraph_properties.h"
+#include "tests/bit_writer.h"
 #include "tests/test_util.h"
 
 namespace needle {
@@ -39,61 +40,7 @@ using Lists = std::vector<std::vector<VertexId>>;
 
 // --- An independent bit writer and BVGraph encoder --------------------------------------
 
-class BitWriter {
- public:
-  void Bit(int b) {
-    if (bits_ % 8 == 0) bytes_.push_back(0);
-    if (b) bytes_.back() = static_cast<uint8_t>(bytes_.back() | (0x80 >> (bits_ % 8)));
-    ++bits_;
-  }
-  void Int(uint64_t v, int width) {
-    for (int i = width - 1; i >= 0; --i) Bit(static_cast<int>((v >> i) & 1));
-  }
-  void Unary(uint64_t v) {
-    for (uint64_t i = 0; i < v; ++i) Bit(0);
-    Bit(1);
-  }
-  static int Msb(uint64_t v) { return 63 - __builtin_clzll(v); }
-  void Gamma(uint64_t v) {
-    const int l = Msb(v + 1);
-    Unary(static_cast<uint64_t>(l));
-    Int(v + 1, l);  // the low l bits
-  }
-  void Delta(uint64_t v) {
-    const int l = Msb(v + 1);
-    Gamma(static_cast<uint64_t>(l));
-    Int(v + 1, l);
-  }
-  void Zeta(uint64_t v, int k) {
-    const uint64_t x = v + 1;
-    const int h = Msb(x) / k;
-    Unary(static_cast<uint64_t>(h));
-    const uint64_t left = uint64_t{1} << (h * k);
-    if (x - left < left) {
-      Int(x - left, h * k + k - 1);
-    } else {
-      Int(x, h * k + k);
-    }
-  }
-  void Coded(uint64_t v, BvCoding c, int k) {
-    switch (c) {
-      case BvCoding::kGamma:
-        return Gamma(v);
-      case BvCoding::kDelta:
-        return Delta(v);
-      case BvCoding::kUnary:
-        return Unary(v);
-      case BvCoding::kZeta:
-        return Zeta(v, k);
-    }
-  }
-  uint64_t bits() const { return bits_; }
-  const std::vector<uint8_t>& bytes() const { return bytes_; }
-
- private:
-  std::vector<uint8_t> bytes_;
-  uint64_t bits_ = 0;
-};
+using testing::BitWriter;
 
 uint64_t Int2Nat(int64_t v) { return v >= 0 ? uint64_t(v) * 2 : uint64_t(-v) * 2 - 1; }
 
@@ -361,6 +308,19 @@ TEST(WebGraphCodes, ReadsPastTheEndThrow) {
   } catch (const CorruptBits& e) {
     EXPECT_EQ(e.bit(), 3u);  // where the code began
   }
+}
+
+// A code that ends in the last bytes, read after a refill that left the word nearly full:
+// the byte-by-byte refill near the end must keep at most 63 bits (a shift by 64 is undefined).
+TEST(WebGraphCodes, LongCodeAtTheEndOfTheStream) {
+  BitWriter w;
+  w.Int(0xabcdef012345, 48);
+  w.Unary(63);  // 63 zeros and a one: the last 8 of the 14 bytes
+  ASSERT_EQ(w.bytes().size(), 14u);
+  BitReader in = ReaderOf(w.bytes());
+  EXPECT_EQ(in.ReadBits(48), 0xabcdef012345u);
+  EXPECT_EQ(in.ReadUnary(), 63u);
+  EXPECT_EQ(in.position(), 112u);
 }
 
 // --- Properties --------------------------------------------------------------------------
@@ -635,6 +595,35 @@ TEST_F(WebGraphSmall, OffsetsThatDisagree) {
   // In parallel the outdegrees are read at the offsets first: a wrong offset may show as a
   // corrupt outdegree, or a sum that is not arcs, before a range meets the disagreement.
   EXPECT_TRUE(ThrowsError([&] { BvGraph::Open(base).Decode({2, true}); }, base + ".", "", ""));
+}
+
+// .offsets must put node 0 at bit 0; and a node count that neither file can hold (each node
+// takes at least a bit of each) is refused before anything is allocated for it.
+TEST_F(WebGraphSmall, OffsetsFromZeroAndNodeCountsTheFilesCanHold) {
+  const Lists lists = CnrPrefix(200);
+  Encoded e = Encode(lists, {});
+  BitReader in(e.offsets.data(), e.offsets.size());
+  BitWriter shifted;
+  for (uint64_t v = 0; v <= lists.size(); ++v) {
+    const uint64_t gap = in.ReadGamma();
+    shifted.Gamma(v == 0 ? 1 : v == 1 ? gap - 1 : gap);  // node 0 at bit 1, node 1 unchanged
+  }
+  Encoded moved = e;
+  moved.offsets = shifted.bytes();
+  const std::string base = File("z");
+  WriteGraph(base, moved);
+  EXPECT_TRUE(ThrowsError([&] { BvGraph::Open(base); }, base + ".offsets", "",
+                          "node 0 starts at bit 1"));
+  for (bool offsets : {false, true}) {
+    Encoded forged = e;
+    const size_t at = forged.properties.find("nodes=");
+    forged.properties.replace(at, forged.properties.find('\n', at) - at, "nodes=4000000000");
+    WriteGraph(base, forged, offsets);
+    if (!offsets) std::filesystem::remove(base + ".offsets");
+    EXPECT_TRUE(ThrowsError([&] { BvGraph::Open(base).Decode({1, false}); },
+                            base + (offsets ? "." : ".graph"), "", "each takes at least a bit"))
+        << offsets;
+  }
 }
 
 TEST_F(WebGraphSmall, ArcsThatDisagree) {

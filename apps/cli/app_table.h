@@ -20,7 +20,9 @@ namespace needle::cli {
 // shard set directory they get (so that the default set of GRAPH stays as it is).
 struct ShardNeeds {
   IntervalCosts costs;
-  std::string dir;              // empty: the default, GRAPH.shards
+  // The set's name after GRAPH's (".mssp-8.shards"); empty: the default, ".shards" (or
+  // ".sym.shards" for a symmetrized set).
+  std::string suffix;
   uint64_t message_bytes = 4;   // the program's EdgeValue (dynamic shards' delay buffer)
 };
 

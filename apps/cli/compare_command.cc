@@ -28,6 +28,7 @@
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/compare_plot.h"
+#include "apps/cli/memory_option.h"
 #include "base/error.h"
 #include "engine/engine_options.h"
 #include "io/output_file.h"
@@ -165,6 +166,11 @@ int RunCompare(const std::vector<std::string>& args) {
       "--memory sizes the intervals as for needle run (each mode also needs its dynamic\n"
       "shards' buffers); the modes differ most where the shard set is several times --memory.";
   if (!ParseCommandLine(args, usage, options, positional)) return 0;
+  // One budget for every mode: each run would otherwise take its own default from the memory
+  // available when it starts.
+  if (c.pass.count("memory") == 0) {
+    c.pass["memory"] = std::to_string(DefaultMemoryBudget(MachineMemory()));
+  }
   if (FindApp(c.app) == nullptr) {
     throw UsageError("unknown app '" + c.app + "' (" + AppNames() + ")");
   }

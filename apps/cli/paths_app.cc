@@ -149,8 +149,8 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
   needs.costs = IntervalCostsFor({4 * slots, 4 * slots, 4 * slots, 4});
   needs.message_bytes = 4 * slots;
   if (!needs.costs.is_default()) {
-    needs.dir = ShardsPrefix(c.input, c.shards_dir, MessagesTo(stderr, c.verbosity)) +
-                (c.symmetrize ? ".sym" : "") + ".mssp-" + std::to_string(slots) + ".shards";
+    needs.suffix = std::string(c.symmetrize ? ".sym" : "") + ".mssp-" + std::to_string(slots) +
+                   ".shards";
   }
   return needs;
 }

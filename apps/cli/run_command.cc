@@ -22,12 +22,14 @@
 namespace needle::cli {
 namespace {
 
-// The shard set to run on: INPUT itself when it is one, else INPUT's (re)built shard set.
-// out_dir: where to shard GRAPH (empty: the default directory).
+// The shard set to run on: INPUT itself when it is one, else INPUT's (re)built shard set: the
+// one next to GRAPH (or in --shards-dir, or the cache), or one needle shard wrote elsewhere,
+// when it matches; else a new one.
 ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                      const ShardNeeds& needs, bool dynamic, const IoOptions& io) {
   const IntervalCosts& costs = needs.costs;
-  const std::string& out_dir = needs.dir;
+  const std::string suffix =
+      !needs.suffix.empty() ? needs.suffix : symmetrize ? ".sym.shards" : ".shards";
   namespace fs = std::filesystem;
   if (fs::is_directory(c.input)) {
     if (c.intervals.value != 0) {
@@ -54,22 +56,15 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   ApplyInputOptions(c.input_options, shard);
   shard.symmetrize = symmetrize;
   shard.costs = costs;
-  shard.out_dir = out_dir.empty()
-                      ? DefaultShardDir(ShardsPrefix(c.input, c.shards_dir, c.say), symmetrize)
-                      : out_dir;
+  shard.out_dir = ShardsPrefix(c.input, c.shards_dir, c.say) + suffix;
   shard.io = io;
   shard.io.direct = ToCachePolicy(c.cache).direct_shard_writes;  // see AddCacheOptions
   shard.reuse_smaller_budget = true;
-  shard.reuse_from = RememberedShardSets(c.input);  // where needle shard --out put one
-  if (dynamic) {
-    // Room for what dynamic shards add to the memory plan (engine.h): a flag per vertex, two
-    // build buffers of 4 MiB, and the delay buffer's slices of the largest interval (taken as
-    // an eighth of the vertices, twice), with padding.
-    const uint64_t message = needs.message_bytes;
-    shard.reserve = [message](uint64_t n) {
-      return n + n * message / 4 + 2 * (uint64_t{4} << 20) + (uint64_t{64} << 10);
-    };
-  }
+  // Next to GRAPH (when the set goes elsewhere: --shards-dir, the cache), then where needle
+  // shard --out put one.
+  shard.reuse_from = RememberedShardSets(c.input);
+  shard.reuse_from.insert(shard.reuse_from.begin(), c.input + suffix);
+  if (dynamic) shard.dynamic_message_bytes = needs.message_bytes;
   shard.keep_open = true;
   if (c.intervals.value > kMaxIntervals) {
     throw UsageError("--intervals must be from 0 (the fewest that fit) to " +

@@ -32,7 +32,6 @@ void RunReporter::ClearLine() {
 void RunReporter::Interval(const IntervalProgress& p) {
   if (!terminal_ || p.intervals < 2) return;
   const auto now = std::chrono::steady_clock::now();
-  if (p.intervals_done == 1) iteration_start_ = now;
   if (now - last_draw_ < std::chrono::milliseconds(100) || p.intervals_done == p.intervals) {
     return;
   }
@@ -53,6 +52,7 @@ void RunReporter::Iteration(const IterationStats& s) {
     stats_->Write(ToJson(s) + "\n");
     stats_->Flush();  // a FIFO or terminal sees each iteration as it ends
   }
+  iteration_start_ = std::chrono::steady_clock::now();  // the next iteration's rate from here
   if (terminal_) {
     ClearLine();
     std::string measure = std::to_string(s.changed_vertices) + " " + changed_;

@@ -30,6 +30,7 @@ class RunReporter {
   // converge: the summary says so).
   void Finish(const RunSummary& s);
   bool is_stdout() const { return stats_ && stats_->is_stdout(); }
+  bool draws() const { return terminal_; }  // Interval() draws something
 
  private:
   void ClearLine();

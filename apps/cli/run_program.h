@@ -69,7 +69,9 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   EngineOptions o = options;
   outputs.reporter.DescribeMeasure(app.changed, ReportsChange<Program>);
   o.on_iteration = [&](const IterationStats& s) { outputs.reporter.Iteration(s); };
-  o.on_interval = [&](const IntervalProgress& p) { outputs.reporter.Interval(p); };
+  if (outputs.reporter.draws()) {
+    o.on_interval = [&](const IntervalProgress& p) { outputs.reporter.Interval(p); };
+  }
   Engine<Program> engine(set, std::move(program), o);
   RunSummary summary = engine.Run();
   summary.program = c.app;

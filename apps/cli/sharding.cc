@@ -97,7 +97,7 @@ void RememberShardSet(const std::string& input, const std::string& dir) {
       return;  // a name the one-line format cannot hold
     }
     const std::vector<std::string> known = RememberedShardSets(input);
-    if (!known.empty() && known.front() == set) return;
+    if (std::find(known.begin(), known.end(), set) != known.end()) return;
     std::filesystem::create_directories(ShardCacheDir());
     const std::string line = graph + "\t" + set + "\n";
     // One append of one short line: concurrent runs interleave whole lines.
@@ -147,7 +147,9 @@ ShardReport ShardWithProgress(const std::string& input, ShardOptions shard, std:
   };
   ShardReport report = ShardGraph(input, shard);
   bar.Finish();
-  if (Absolute(report.dir) != Absolute(DefaultShardDir(input, shard.symmetrize))) {
+  const bool elsewhere =
+      Absolute(report.dir) != Absolute(DefaultShardDir(input, shard.symmetrize));
+  if (!report.reused && elsewhere) {
     RememberShardSet(input, report.dir);
   }
   return report;

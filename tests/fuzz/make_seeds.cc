@@ -17,7 +17,6 @@
 // The shard sets: ShardGraph of tiny.wel, of tiny.el symmetrized, and of a 64-vertex R-MAT
 // graph, each with budgets for 1 to 8 intervals.
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -36,6 +35,7 @@
 #include "shards/run_codec.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
+#include "tests/bit_writer.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/shard_archive.h"
 #include "tests/fuzz/zero_runs.h"
@@ -265,48 +265,9 @@ void ShardSeeds(const std::string& data_dir, const std::string& scratch, Corpus&
 
 // ---- bvgraph -----------------------------------------------------------------------------
 
-// A BVGraph bit stream written by hand (MSB first): γ outdegrees, ζ_3 residuals, no references
-// and no intervals — what bvgraph_fuzz.cc's header bytes 0x00 (window 0, maxref 0, no
-// intervals, ζ_3) describe; the fuzzer varies both.
-class Bits {
- public:
-  void Put(uint64_t value, int width) {
-    for (int i = width - 1; i >= 0; --i) {
-      if (used_ % 8 == 0) bytes_.push_back(0);
-      if ((value >> i) & 1) bytes_.back() |= static_cast<uint8_t>(0x80 >> (used_ % 8));
-      ++used_;
-    }
-  }
-  void Unary(uint64_t zeros) {
-    for (uint64_t i = 0; i < zeros; ++i) Put(0, 1);
-    Put(1, 1);
-  }
-  void Gamma(uint64_t x) {
-    const int l = 63 - std::countl_zero(x + 1);
-    Unary(static_cast<uint64_t>(l));
-    Put(x + 1, l);  // the bits below the leading 1
-  }
-  void Zeta(uint64_t x, int k) {
-    const uint64_t v = x + 1;
-    int h = 0;
-    while (v >= uint64_t{1} << ((h + 1) * k)) ++h;
-    const uint64_t left = uint64_t{1} << (h * k);
-    const int width = h * k + k - 1;
-    Unary(static_cast<uint64_t>(h));
-    if (v < 2 * left) {
-      Put(v - left, width);
-    } else {
-      Put(v >> 1, width);
-      Put(v & 1, 1);
-    }
-  }
-  const std::vector<uint8_t>& bytes() const { return bytes_; }
-
- private:
-  std::vector<uint8_t> bytes_;
-  uint64_t used_ = 0;
-};
-
+// A BVGraph bit stream written by hand (tests/bit_writer.h): γ outdegrees, ζ_3 residuals, no
+// references and no intervals — what bvgraph_fuzz.cc's header byte 0x00 (window 0, maxref 0,
+// no intervals, ζ_3) describes; the fuzzer varies both.
 void BvGraphSeeds(Corpus& corpus) {
   // Node x's successors (ascending): a cycle with chords, a self-loop, an empty list.
   const int n = 16;
@@ -318,7 +279,7 @@ void BvGraphSeeds(Corpus& corpus) {
     if (x == 9) lists[x].push_back(9);
     std::sort(lists[x].begin(), lists[x].end());
   }
-  Bits bits;
+  testing::BitWriter bits;
   uint64_t arcs = 0;
   for (int x = 0; x < n; ++x) {
     bits.Gamma(lists[x].size());
