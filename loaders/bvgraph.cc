@@ -349,6 +349,9 @@ struct RandomSource {
   }
   std::span<const VertexId> List(uint64_t y) const { return list(y); }
 };
+// (Aggregate deduction without a guide needs clang 17; CI's TSan and fuzz jobs use clang 14.)
+template <class ListOf>
+RandomSource(std::vector<VertexId>*, ListOf) -> RandomSource<ListOf>;
 
 }  // namespace
 
