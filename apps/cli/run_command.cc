@@ -60,10 +60,12 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.io = io;
   shard.io.direct = ToCachePolicy(c.cache).direct_shard_writes;  // see AddCacheOptions
   shard.reuse_smaller_budget = true;
-  // Next to GRAPH (when the set goes elsewhere: --shards-dir, the cache), then where needle
-  // shard --out put one.
-  shard.reuse_from = RememberedShardSets(c.input);
-  shard.reuse_from.insert(shard.reuse_from.begin(), c.input + suffix);
+  // With --shards-dir the user said where the set is: only there. Without, next to GRAPH (when
+  // the set goes to the cache), then where needle shard --out or --shards-dir put one.
+  if (c.shards_dir.empty()) {
+    shard.reuse_from = RememberedShardSets(c.input);
+    shard.reuse_from.insert(shard.reuse_from.begin(), c.input + suffix);
+  }
   if (dynamic) shard.dynamic_message_bytes = needs.message_bytes;
   shard.keep_open = true;
   if (c.intervals.value > kMaxIntervals) {
@@ -176,8 +178,9 @@ int RunRun(const std::vector<std::string>& args) {
   add("num-sources", po::value(&c.num_sources)->default_value(Whole<uint32_t>{0}, "0"),
       "mssp: K sources spread evenly over the ids (i * V / K), when --sources is not given");
   add("shards-dir", po::value(&c.shards_dir),
-      "where the run looks for GRAPH's shard set and writes it when it shards (DIR/NAME.shards, "
-      "as needle shard --shards-dir; default: next to GRAPH)");
+      "where the run looks for GRAPH's shard set, and nowhere else, and writes it when it shards "
+      "(DIR/NAME.shards, as needle shard --shards-dir; default: next to GRAPH, or a set needle "
+      "shard wrote elsewhere)");
   add("symmetrize", po::bool_switch(&c.symmetrize),
       "follow every edge both ways (an undirected graph listed once per edge, e.g. a road "
       "network for mssp): the run shards GRAPH.sym.shards (cc always does)");
