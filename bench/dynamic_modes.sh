@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # dynamic_modes: static against dynamic shards (ads, ods, auto) on one shard set, the same run
-# otherwise (static windows transport, the same --memory), each mode REPEATS times (MODES="..."
-# picks others, static first). Give --direct among the extra options for cold runs (O_DIRECT:
-# no page cache); else warm.
+# otherwise (static windows transport, the same --memory), each mode REPEATS times, the modes
+# taking turns (MODES="..." picks others, static first; "pages" is static with --windows
+# pages). Give --direct among the extra options for cold runs (O_DIRECT: no page cache); else
+# warm.
 #
 # Usage: bench/dynamic_modes.sh APP GRAPH|SHARDS MEMORY [REPEATS=3] [EXTRA needle run options...]
 #   e.g. bench/dynamic_modes.sh pagerank /work/data/cnr-2000.txt.gz 50M 3
@@ -24,9 +25,10 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 work=$(mktemp -d /tmp/needle-dynamic-modes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 modes=${MODES:-static ads ods auto}
-for mode in $modes; do
-  for r in $(seq "$repeats"); do
-    "$needle" run "$app" "$input" --memory "$memory" --transport static --mode "$mode" \
+for r in $(seq "$repeats"); do
+  for mode in $modes; do
+    if [ "$mode" = pages ]; then how=(--mode static --windows pages); else how=(--mode "$mode"); fi
+    "$needle" run "$app" "$input" --memory "$memory" --transport static "${how[@]}" \
       --stats "$work/$mode.$r.json" --out "$work/$mode.$r.out" "$@" >/dev/null 2>"$work/$mode.$r.err" ||
       { cat "$work/$mode.$r.err" >&2; exit 1; }
   done

@@ -98,6 +98,8 @@ class Engine {
     // may take either: memory_plan.h counts the sweeps')
     const size_t key = kOrdered ? 2 * sizeof(uint32_t) + sizeof(PriorityOf<Program>) : 0;
     mode_ = options_.mode;
+    // Page grain in the static mode only: the dynamic modes move whole windows between sets.
+    chunked_ = options_.page_windows && mode_ == ShardMode::kStatic;
     threads_ = ThreadCount(options_.threads);
     route_ = UsesRoute(options_.gather, threads_);
     size_t largest = 0;
@@ -108,7 +110,8 @@ class Engine {
       return PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                         sizeof(VertexValue), options_.memory_bytes, values_in_memory,
                         options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
-                        route_ ? Router::RouteBytes(threads_) : 0);
+                        route_ ? Router::RouteBytes(threads_) : 0,
+                        chunked_ ? WindowChunks::Bytes(set, sizeof(EdgeValue)) : 0);
     };
     // Dynamic shards add a flag per vertex, the delay buffer and two build buffers. The delay
     // buffer lives with the vertex values: in memory beside them when they are, else in the
@@ -285,7 +288,9 @@ class Engine {
   // The static windows over `set` (the static shards or a dynamic shard set).
   std::unique_ptr<Transport> MakeStaticWindows(const ShardSet& set, IntervalIo& io,
                                                const EdgeValueFiles& edges) {
-    auto windows = std::make_unique<StaticWindows>(set, io, edges, identity_, stats_);
+    auto windows =
+        std::make_unique<StaticWindows>(set, io, edges, identity_, stats_, chunked_,
+                                        options_.max_inner_passes > 0);
     // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
     // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
     if (options_.io.direct) buffers_registered_ = io_->RegisterBuffers(windows->Buffers());
@@ -480,6 +485,7 @@ class Engine {
   // block is gathered at once. Blocks are fixed, so results do not depend on the thread count.
   static constexpr uint32_t kSweepBlock = 4096;
   bool route_ = false;  // dense passes gather through router_
+  bool chunked_ = false;  // static windows at page grain (EngineOptions::page_windows)
   using Router = RoutedGather<EdgeValue, kSweepBlock>;
   Router router_;
   bool sweep_ = false;
@@ -611,7 +617,14 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   const auto t = Clock::now();
   const uint32_t n = num_intervals();
   for (uint32_t r = 0; r < n; ++r) {
-    if (transport_->Carries(p, r)) {
+    if (!transport_->Carries(p, r)) continue;
+    if (transport_->Chunked()) {
+      uint64_t read = 0;
+      for (const EdgeRange& s : transport_->Segments(r)) read += s.last - s.first;
+      stats_.edges_loaded += read;
+      stats_.edges_skipped +=
+          cur_->Window(p, r + 1).first_edge - cur_->Window(p, r).first_edge - read;
+    } else {
       stats_.edges_loaded += cur_->Window(p, r + 1).first_edge - cur_->Window(p, r).first_edge;
     }
   }
@@ -698,9 +711,16 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   if (!inner) {
     for (uint32_t r = 0; r < n; ++r) {
       if (!transport_->Carries(p, r)) continue;  // all identity
-      const std::byte* bytes = data.values.data() + transport_->WindowOffset(p, r);
-      sources.push_back({cur_->Window(p, r).first_edge, cur_->Window(p, r + 1).first_edge,
-                         reinterpret_cast<const EdgeValue*>(bytes)});
+      const EdgeValue* messages =
+          reinterpret_cast<const EdgeValue*>(data.values.data() + transport_->WindowOffset(p, r));
+      const uint64_t first = cur_->Window(p, r).first_edge;
+      if (transport_->Chunked()) {  // the runs of chunks that were read
+        for (const EdgeRange& s : transport_->Segments(r)) {
+          sources.push_back({s.first, s.last, messages + (s.first - first)});
+        }
+      } else {
+        sources.push_back({first, cur_->Window(p, r + 1).first_edge, messages});
+      }
     }
   }
   // An inner pass reads window (p, p) as p's previous pass wrote it, where only the edges of
@@ -1202,6 +1222,7 @@ RunSummary Engine<Program>::Run() {
   summary.io_backend = std::string(io_->name());
   summary.direct = options_.io.direct;
   summary.transport = std::string(TransportName(plan_.transport));
+  summary.page_windows = chunked_ && plan_.transport == TransportChoice::kStatic;
   summary.shard_set = set_.dir();
   summary.num_vertices = set_.manifest().num_vertices;
   summary.num_edges = set_.manifest().num_edges;
@@ -1373,6 +1394,7 @@ RunSummary Engine<Program>::Run() {
     previous_changed = stats_.edges_changed;
     summary.edges_used += stats_.edges_used;
     summary.inner_passes += stats_.inner_passes;
+    summary.edges_skipped += stats_.edges_skipped;
     summary.intervals_ordered += stats_.intervals_ordered;
     if (stats_.shadow) {
       summary.shadow_bytes_read += delta.TotalRead();

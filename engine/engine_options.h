@@ -83,6 +83,10 @@ struct EngineOptions {
   // to itself or it has had this many extra passes (0: one pass per turn, synchronous).
   uint32_t max_inner_passes = kDefaultInnerPasses;
   GatherChoice gather = GatherChoice::kAuto;
+  // Static windows at page grain (--windows pages; engine/window_chunks.h): a turn writes, and
+  // the next reads, only the 4 KiB chunks of a window that hold messages (with the targets
+  // under them) instead of the whole window; nothing is cleared. Static mode only.
+  bool page_windows = false;
   // Stream every interval of one vertex (static windows), not only those the buffers cannot
   // hold (memory_plan.h): for tests and comparisons.
   bool stream_one_vertex_intervals = false;

@@ -152,32 +152,51 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
   requests_.clear();
   data.interval = p;
   for (uint32_t r = 0; r < n; ++r) {
-    data.loaded[r] = (windows_only ? data.loaded[r] : 0) | wanted[r];
-  }
-  // Runs of wanted windows, each read as one aligned range of targets, messages and weights.
-  for (uint32_t r = 0; r < n;) {
-    if (!wanted[r]) {
-      ++r;
-      continue;
+    if (!windows_only || data.loaded[r] != kWholeWindow) {
+      data.loaded[r] = wanted[r] != 0 ? wanted[r] : (windows_only ? data.loaded[r] : 0);
     }
-    uint32_t end = r;
-    while (end < n && wanted[end]) ++end;
-    const uint64_t first = set_->Window(p, r).first_edge, last = set_->Window(p, end).first_edge;
+  }
+  const uint64_t unit =
+      std::max(adjacency_[p].alignment(), use_weights_ ? weights_[p].alignment() : uint32_t{1});
+  // Edges [first, last) of shard p; their messages [m0, m1) of p's edge value file.
+  auto add = [&](uint64_t first, uint64_t last, uint64_t m0, uint64_t m1) {
     if (last > first) {
-      const uint64_t unit =
-          std::max(adjacency_[p].alignment(), use_weights_ ? weights_[p].alignment() : uint32_t{1});
       const Cover t = CoverOf(first * 4, last * 4, unit);
       requests_.push_back({&adjacency_[p], header.targets_pos + t.offset,
                            data.targets.data() + t.offset, t.length});
       if (use_weights_) {
         requests_.push_back({&weights_[p], t.offset, data.weights.data() + t.offset, t.length});
       }
-      if (messages) {
-        const uint64_t v = values_->WindowOffset(p, r);
-        requests_.push_back(
-            {&values_->file(p), v, data.values.data() + v, values_->WindowOffset(p, end) - v});
-      }
     }
+    if (messages && m1 > m0) {
+      requests_.push_back({&values_->file(p), m0, data.values.data() + m0, m1 - m0});
+    }
+  };
+  // Runs of wanted windows, each read as one aligned range of targets, messages and weights;
+  // a chunked window, as one range per run of its marked chunks.
+  for (uint32_t r = 0; r < n;) {
+    if (wanted[r] == kWindowChunks) {
+      ChunkRanges(p, r, [&](uint64_t first, uint64_t last, uint64_t m0, uint64_t m1) {
+        add(first, last, m0, m1);
+      });
+      ++r;
+      continue;
+    }
+    if (wanted[r] == kChunkMessages) {  // every target, then the marked chunks' messages
+      add(set_->Window(p, r).first_edge, set_->Window(p, r + 1).first_edge, 0, 0);
+      ChunkRanges(p, r,
+                  [&](uint64_t, uint64_t, uint64_t m0, uint64_t m1) { add(0, 0, m0, m1); });
+      ++r;
+      continue;
+    }
+    if (wanted[r] != kWholeWindow) {
+      ++r;
+      continue;
+    }
+    uint32_t end = r;
+    while (end < n && wanted[end] == kWholeWindow) ++end;
+    add(set_->Window(p, r).first_edge, set_->Window(p, end).first_edge,
+        values_->WindowOffset(p, r), values_->WindowOffset(p, end));
     r = end;
   }
   if (windows_only) {
@@ -231,8 +250,16 @@ void IntervalIo::StartWriteBack(ScatterBuffer& scatter, const std::vector<uint8_
   for (uint32_t q = 0; q < set_->num_intervals(); ++q) {
     const uint64_t bytes = values_->WindowBytes(q, p);
     if (bytes == 0 || !write[q]) continue;
-    requests_.push_back({&values_->file(q), values_->WindowOffset(q, p),
-                         scatter.bytes.data() + scatter.offsets[q], bytes, /*write=*/true});
+    const uint64_t base = values_->WindowOffset(q, p);
+    if (write[q] == kWindowChunks) {
+      ChunkRanges(q, p, [&](uint64_t, uint64_t, uint64_t m0, uint64_t m1) {
+        requests_.push_back({&values_->file(q), m0, scatter.bytes.data() + scatter.offsets[q] +
+                                                        (m0 - base), m1 - m0, /*write=*/true});
+      });
+      continue;
+    }
+    requests_.push_back({&values_->file(q), base, scatter.bytes.data() + scatter.offsets[q],
+                         bytes, /*write=*/true});
   }
   scatter.ticket = io_->Submit(requests_);
   scatter.in_flight = true;

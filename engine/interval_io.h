@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/edge_value_files.h"
+#include "engine/window_chunks.h"
 #include "io/io_backend.h"
 #include "shards/intervals.h"
 #include "shards/shard_layout.h"
@@ -32,6 +33,17 @@
 namespace needle {
 
 inline constexpr uint32_t kNoInterval = ~uint32_t{0};
+
+// What a load reads of a window, or a write-back writes (StartLoad's `wanted`, StartWriteBack's
+// `write`, IntervalData::loaded): nothing, all of it, its marked chunks (window_chunks.h), or
+// (loads) every target and weight but the messages of its marked chunks only.
+inline constexpr uint8_t kWholeWindow = 1;
+inline constexpr uint8_t kWindowChunks = 2;
+inline constexpr uint8_t kChunkMessages = 3;
+// Whether a load that read `loaded` of a window holds all of its targets and weights.
+inline bool AllTargets(uint8_t loaded) {
+  return loaded == kWholeWindow || loaded == kChunkMessages;
+}
 
 // The buffer a streamed interval's pieces go through, for messages `width` bytes wide:
 // kStreamBufferBytes (shards/intervals.h), or more for a width whose pieces need more.
@@ -53,7 +65,8 @@ struct IntervalData {
                                 // every shard q, behind their offsets
   std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`;
                                 // runs_at[P]: the end of the last window's runs
-  std::vector<uint8_t> loaded;  // per r: window (p, r)'s targets, messages, weights were read
+  std::vector<uint8_t> loaded;  // per r: what was read of window (p, r)'s targets, messages and
+                                // weights: 0, kWholeWindow, kWindowChunks or kChunkMessages
   AlignedBuffer degrees;        // aligned covers of the out- and in-degrees of p
   size_t out_degrees_at = 0, in_degrees_at = 0;
 
@@ -120,7 +133,9 @@ class IntervalIo {
   void Allocate(ScatterBuffer& scatter) const;
 
   // `wanted[r]`: window (p, r) of the memory shard carries messages — only those windows'
-  // targets, messages and weights are read (consecutive ones in one request). windows_only:
+  // targets, messages and weights are read (consecutive ones in one request); kWindowChunks:
+  // only its marked chunks (SetChunks) and the targets and weights under them; kChunkMessages:
+  // all its targets and weights, its marked chunks' messages. windows_only:
   // add those windows to a load of p that is already complete (no runs, no degrees).
   // messages false: the windows' targets and weights only (their messages start empty).
   void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false,
@@ -130,8 +145,10 @@ class IntervalIo {
   void FinishLoad(IntervalData& data);
   // Lays out `scatter` for interval p (fills offsets); the caller then fills the windows.
   void Prepare(uint32_t p, ScatterBuffer& scatter) const;
-  // Writes window (q, p) for every q with write[q] set.
+  // Writes window (q, p) for every q with write[q] set: kWindowChunks, its marked chunks only.
   void StartWriteBack(ScatterBuffer& scatter, const std::vector<uint8_t>& write);
+  // The chunk marks kWindowChunks reads and writes follow (kept by the caller).
+  void SetChunks(const WindowChunks* chunks) { chunks_ = chunks; }
   void FinishWriteBack(ScatterBuffer& scatter);
 
   IoBackend& backend() { return *io_; }
@@ -154,6 +171,18 @@ class IntervalIo {
   void Allocate(IntervalData& data, const BufferSizes& sizes) const;
   uint64_t Bytes(const BufferSizes& sizes) const;
   void AddDegreeRequests(uint32_t p, IntervalData& data);
+  // f(first, last, m0, m1) for every run of marked chunks of window (p, r): its edges
+  // [first, last) of shard p and their messages' bytes [m0, m1) of p's edge value file (the
+  // last chunk's up to the window's padded end).
+  template <class F>
+  void ChunkRanges(uint32_t p, uint32_t r, F&& f) const {
+    const uint64_t e0 = set_->Window(p, r).first_edge, e1 = set_->Window(p, r + 1).first_edge;
+    const uint64_t base = values_->WindowOffset(p, r), end = values_->WindowOffset(p, r + 1);
+    const uint64_t width = values_->width();
+    chunks_->ForEachRun(p, r, [&](uint64_t first, uint64_t last) {
+      f(first, last, base + (first - e0) * width, last == e1 ? end : base + (last - e0) * width);
+    });
+  }
 
   IoBackend* io_;
   const ShardSet* set_;
@@ -167,6 +196,7 @@ class IntervalIo {
   IoFile degrees_;
   std::vector<IoRequest> requests_;
   std::vector<uint8_t> streamed_;  // per interval, or empty: none
+  const WindowChunks* chunks_ = nullptr;
 };
 
 }  // namespace needle

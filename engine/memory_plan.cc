@@ -25,7 +25,8 @@ std::string MemoryPlan::Describe() const {
   const std::string dynamic_shards =
       dynamic == 0 ? std::string() : ", delay buffer and dynamic shard builds " + FormatMiB(dynamic);
   const std::string routing =
-      gather == 0 ? std::string() : ", gather routing " + FormatMiB(gather);
+      (gather == 0 ? std::string() : ", gather routing " + FormatMiB(gather)) +
+      (chunks == 0 ? std::string() : ", page grain marks " + FormatMiB(chunks));
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
          std::string(TransportName(transport)) + " (" + buffers + streaming + dynamic_shards + routing +
          ", vertex arrays " +
@@ -40,12 +41,16 @@ namespace {
 MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice transport,
                    size_t per_vertex_width, size_t vertex_width, uint64_t budget,
                    bool allow_resident, const std::vector<uint8_t>& streamed = {},
-                   uint64_t dynamic_bytes = 0, uint64_t gather_bytes = 0) {
+                   uint64_t dynamic_bytes = 0, uint64_t gather_bytes = 0,
+                   uint64_t chunk_bytes = 0) {
   MemoryPlan plan;
   plan.gather = gather_bytes;
   plan.budget = budget;
   plan.transport = transport;
-  if (transport == TransportChoice::kStatic) plan.dynamic = dynamic_bytes;
+  if (transport == TransportChoice::kStatic) {
+    plan.dynamic = dynamic_bytes;
+    plan.chunks = chunk_bytes;
+  }
   if (transport == TransportChoice::kResident) {
     for (uint32_t p = 0; p < set.num_intervals(); ++p) plan.shard_data += io.IntervalDataBytes(p);
   } else {
@@ -84,7 +89,7 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident,
                       TransportChoice transport, bool stream_all, uint64_t dynamic_bytes,
-                      uint64_t gather_bytes) {
+                      uint64_t gather_bytes, uint64_t chunk_bytes) {
   if (transport != TransportChoice::kStatic) {
     const MemoryPlan resident = PlanFor(set, io, TransportChoice::kResident, per_vertex_width,
                                         vertex_width, budget, allow_resident, {}, 0,
@@ -121,12 +126,14 @@ MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_wid
   }
   io.SetStreamed(streamed);
   MemoryPlan plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width,
-                            budget, allow_resident, streamed, dynamic_bytes, gather_bytes);
+                            budget, allow_resident, streamed, dynamic_bytes, gather_bytes,
+                   chunk_bytes);
   while (plan.Total() > budget && next < single.size()) {
     streamed[single[next++]] = 1;
     io.SetStreamed(streamed);
     plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width, budget,
-                   allow_resident, streamed, dynamic_bytes, gather_bytes);
+                   allow_resident, streamed, dynamic_bytes, gather_bytes,
+                   chunk_bytes);
   }
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + FormatMiB(budget) +

@@ -56,9 +56,10 @@ struct MemoryPlan {
   uint64_t stream_buffer = 0;     // StreamBufferBytes() when an interval is streamed
   uint64_t dynamic = 0;           // dynamic shards (static windows): delay buffer, flags, builds
   uint64_t gather = 0;            // the routed gather's buffer (engine/routed_gather.h)
+  uint64_t chunks = 0;            // the page grain's chunk marks (engine/window_chunks.h)
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + stream_buffer + dynamic + gather + kReservedBytes;
+           resident_values + stream_buffer + dynamic + gather + chunks + kReservedBytes;
   }
   std::string Describe() const;  // one line
 };
@@ -71,11 +72,12 @@ struct MemoryPlan {
 // stream_all: stream every interval of one vertex (static windows), needed or not.
 // dynamic_bytes: what the dynamic shard modes add to a static windows plan (engine.h).
 // gather_bytes: the routed gather's buffer, when the run routes (engine/routed_gather.h).
+// chunk_bytes: the chunk marks of static windows at page grain (engine/window_chunks.h).
 // Tells `io` which intervals are streamed (IntervalIo::SetStreamed).
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident = true,
                       TransportChoice transport = TransportChoice::kAuto,
                       bool stream_all = false, uint64_t dynamic_bytes = 0,
-                      uint64_t gather_bytes = 0);
+                      uint64_t gather_bytes = 0, uint64_t chunk_bytes = 0);
 
 }  // namespace needle

@@ -89,6 +89,7 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "largest_change", s.largest_change);
   AppendNumber(out, "intervals_computed", uint64_t{s.intervals_computed});
   AppendNumber(out, "intervals_cleared", uint64_t{s.intervals_cleared});
+  AppendNumber(out, "edges_skipped", s.edges_skipped);
   AppendNumber(out, "inner_passes", s.inner_passes);
   AppendNumber(out, "inner_passes_max", uint64_t{s.inner_passes_max});
   AppendNumber(out, "intervals_ordered", uint64_t{s.intervals_ordered});
@@ -108,7 +109,8 @@ std::string ToJson(const RunSummary& s) {
                     JsonEscape(s.command) + "\",\"parameters\":\"" + JsonEscape(s.parameters) +
                     "\",\"threads\":" + std::to_string(s.threads) + ",\"io_backend\":\"" +
                     s.io_backend + "\",\"direct\":" + (s.direct ? "true" : "false") +
-                    ",\"transport\":\"" + s.transport + '"' + ",\"shard_set\":\"" +
+                    ",\"transport\":\"" + s.transport + '"' + ",\"windows\":\"" +
+                    (s.page_windows ? "pages" : "whole") + "\",\"shard_set\":\"" +
                     JsonEscape(s.shard_set) + '"' +
                     ",\"converged\":" + (s.converged ? "true" : "false") + ',';
   AppendNumber(out, "iterations", uint64_t{s.iterations});
@@ -119,6 +121,7 @@ std::string ToJson(const RunSummary& s) {
   }
   AppendTimesAndTraffic(out, s);
   AppendNumber(out, "inner_passes", s.inner_passes);
+  AppendNumber(out, "edges_skipped", s.edges_skipped);
   AppendNumber(out, "max_inner_passes", uint64_t{s.max_inner_passes});
   AppendNumber(out, "intervals_ordered", s.intervals_ordered);
   AppendNumber(out, "num_vertices", s.num_vertices);

@@ -18,6 +18,9 @@ struct IterationStats {
   double write_back_seconds = 0;  // blocked on writes of edge and vertex values
   IoCounters io;                  // bytes read and written during the iteration, by file kind
   uint64_t edges_loaded = 0;      // in-edges of the intervals computed
+  // Page grain (EngineOptions::page_windows): in-edges of windows with messages that were not
+  // read, their chunks holding none (edges_loaded counts only those read).
+  uint64_t edges_skipped = 0;
   uint64_t edges_changed = 0;     // out-edges given a message other than identity()
   // loaded in-edges that carried a message (edges_used / edges_loaded: the edge utilisation;
   // edges_used is what an ideal dynamic shard would have held)
@@ -48,6 +51,7 @@ struct RunSummary {
   std::string io_backend;  // "io_uring" or "pread"
   bool direct = false;     // O_DIRECT in use for the shard files
   std::string transport;   // "static" or "resident" (TransportName)
+  bool page_windows = false;  // static windows at page grain (EngineOptions::page_windows)
   std::string shard_set;   // the shard set's directory
   uint32_t iterations = 0;
   bool converged = false;        // false: stopped by the iteration limit first
@@ -58,6 +62,7 @@ struct RunSummary {
   double write_back_seconds = 0;
   IoCounters io;
   uint64_t edges_loaded = 0;
+  uint64_t edges_skipped = 0;  // page grain (IterationStats::edges_skipped)
   uint64_t edges_changed = 0;
   uint64_t edges_used = 0;
   uint64_t inner_passes = 0;      // all iterations' IterationStats::inner_passes

@@ -15,7 +15,8 @@ double Since(Clock::time_point t) {
 }  // namespace
 
 StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
-                             std::vector<std::byte> identity, IterationStats& stats)
+                             std::vector<std::byte> identity, IterationStats& stats,
+                             bool chunked, bool own_targets)
     : Transport(set.num_intervals()),
       set_(&set),
       io_(&io),
@@ -23,7 +24,17 @@ StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValu
       identity_(std::move(identity)),
       stats_(&stats),
       wanted_(set.num_intervals(), 0),
-      write_(set.num_intervals(), 0) {
+      write_(set.num_intervals(), 0),
+      own_targets_(own_targets),
+      segments_at_(set.num_intervals() + 1, 0) {
+  if (chunked) {
+    chunks_.emplace(set, identity_.size());
+    pattern_.resize(chunks_->chunk_bytes());
+    for (size_t b = 0; b < pattern_.size(); b += identity_.size()) {
+      std::memcpy(pattern_.data() + b, identity_.data(), identity_.size());
+    }
+    io.SetChunks(&*chunks_);
+  }
   for (auto& d : data_) io.Allocate(d);
   for (auto& s : scatter_) io.Allocate(s);
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
@@ -39,6 +50,7 @@ StaticWindows::~StaticWindows() {
     Finish();
   } catch (...) {  // a run that threw has reported its error already
   }
+  if (chunks_) io_->SetChunks(nullptr);
 }
 
 std::vector<AlignedBuffer*> StaticWindows::Buffers() {
@@ -66,6 +78,13 @@ void StaticWindows::Start(uint32_t first) {
 
 void StaticWindows::Resume(uint32_t first, std::vector<uint8_t> carries) {
   carries_ = std::move(carries);
+  if (chunks_) {  // written whole by the transport before
+    for (uint32_t q = 0; q < n_; ++q) {
+      for (uint32_t p = 0; p < n_; ++p) {
+        if (Carries(q, p)) chunks_->MarkAll(q, p);
+      }
+    }
+  }
   if (first != kNoInterval && !Streamed(first)) {
     io_->StartLoad(first, data_[0], Wanted(first, kNoInterval));
   }
@@ -81,7 +100,7 @@ void StaticWindows::Finish() {
 
 const uint8_t* StaticWindows::Wanted(uint32_t q, uint32_t current) {
   for (uint32_t r = 0; r < n_; ++r) {
-    wanted_[r] = carries_[Index(q, r)] | (r == current ? 1 : 0);
+    wanted_[r] = r == current ? kWholeWindow : carries_[Index(q, r)] ? Grain(q, r) : 0;
   }
   return wanted_.data();
 }
@@ -112,8 +131,8 @@ void StaticWindows::LoadMissing(IntervalData& data) {
   const uint32_t p = data.interval;
   bool any = false;
   for (uint32_t r = 0; r < n_; ++r) {
-    wanted_[r] = carries_[Index(p, r)] && !data.loaded[r];
-    any = any || wanted_[r];
+    wanted_[r] = carries_[Index(p, r)] && !data.loaded[r] ? Grain(p, r) : 0;
+    any = any || wanted_[r] != 0;
   }
   if (!any) return;
   const auto t = Clock::now();
@@ -171,10 +190,28 @@ ScatterBuffer& StaticWindows::BeginTurn(uint32_t p, uint32_t prefetch) {
   return out;
 }
 
+void StaticWindows::FindSegments(const IntervalData& data) {
+  const uint32_t p = data.interval;
+  segments_.clear();
+  for (uint32_t r = 0; r < n_; ++r) {
+    segments_at_[r] = segments_.size();
+    if (!Carries(p, r)) continue;
+    // A window read whole holds every chunk; one read by chunks, the chunks marked now (its
+    // marks change only at r's turn, and a window r may write meanwhile is read whole).
+    // (Runs of chunks are maximal; those of two windows are not joined: their messages lie
+    // apart in the edge value file when windows are padded.)
+    chunks_->ForEachRun(p, r, [&](uint64_t first, uint64_t last) {
+      segments_.push_back({first, last});
+    });
+  }
+  segments_at_[n_] = segments_.size();
+}
+
 const IntervalData& StaticWindows::BeginCompute(uint32_t p, uint32_t next) {
   IntervalData& data = Acquire(p);
   LoadMissing(data);
   Patch(data);
+  if (chunks_) FindSegments(data);
   out_ = &BeginTurn(p, next);
   current_ = &data;
   return data;
@@ -182,9 +219,9 @@ const IntervalData& StaticWindows::BeginCompute(uint32_t p, uint32_t next) {
 
 void StaticWindows::LoadOwnWindow() {
   const uint32_t p = current_->interval;
-  if (current_->loaded[p]) return;
+  if (AllTargets(current_->loaded[p])) return;
   std::fill(wanted_.begin(), wanted_.end(), 0);
-  wanted_[p] = 1;
+  wanted_[p] = kWholeWindow;  // every target: the sweeps follow every run of (p, p)
   const auto t = Clock::now();
   // Not its messages: those of this turn are in the scatter buffer.
   io_->StartLoad(p, *current_, wanted_.data(), /*windows_only=*/true, /*messages=*/false);
@@ -196,8 +233,11 @@ void StaticWindows::WriteQuiet() {
   const uint32_t p = out_->interval;
   const size_t width = identity_.size();
   for (uint32_t q = 0; q < n_; ++q) {
-    write_[q] = carries_[Index(q, p)];
+    // At page grain nothing is cleared: a window without marks is not read (but one into a
+    // streamed interval, read whole, is).
+    write_[q] = carries_[Index(q, p)] && (!chunks_ || Streamed(q)) ? kWholeWindow : 0;
     carries_[Index(q, p)] = 0;
+    if (chunks_) chunks_->Clear(q, p);
     // Every window, written or not: a prefetched interval is patched from all of them.
     std::byte* window = OutWindow(q);
     const uint64_t edges = set_->Window(q, p + 1).first_edge - set_->Window(q, p).first_edge;
@@ -212,8 +252,17 @@ void StaticWindows::EndCompute(const uint8_t* carries) {
   } else {
     const uint32_t p = out_->interval;
     for (uint32_t q = 0; q < n_; ++q) {
-      write_[q] = carries[q] || carries_[Index(q, p)];
+      if (chunks_ && !Streamed(q)) {
+        const bool any = carries[q] && chunks_->Mark(q, p, OutWindow(q), pattern_.data());
+        if (!carries[q]) chunks_->Clear(q, p);
+        write_[q] = any ? kWindowChunks : 0;
+        carries_[Index(q, p)] = any;
+        continue;
+      }
+      write_[q] = carries[q] || carries_[Index(q, p)] ? kWholeWindow : 0;
       carries_[Index(q, p)] = carries[q];
+      if (chunks_ && carries[q]) chunks_->MarkAll(q, p);
+      if (chunks_ && !carries[q]) chunks_->Clear(q, p);
     }
     io_->StartWriteBack(*out_, write_);
   }
@@ -257,6 +306,8 @@ void StaticWindows::EndStreamed(const std::byte* message, const uint8_t* carries
       io_->WriteWindowRepeated(q, p, now ? message : identity_.data(), stream_);
     }
     carries_[Index(q, p)] = now;
+    if (chunks_ && now) chunks_->MarkAll(q, p);
+    if (chunks_ && !now) chunks_->Clear(q, p);
   }
   stats_->write_back_seconds += Since(t);
   streaming_ = kNoInterval;

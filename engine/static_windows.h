@@ -12,6 +12,14 @@
 // neither read nor rewritten; one whose messages were consumed is overwritten with identity()
 // by its source interval's next turn, or by Clear() when that interval is not computed.
 //
+// At page grain (`chunked`; window_chunks.h) a turn writes only the chunks of its out-windows
+// that hold a message, and a load reads only those chunks of the windows it wants (and the
+// targets under them; all of (p, p)'s targets when the turn will pass over p's own messages):
+// window (q, p)'s marks are replaced at p's turn and read by q's next,
+// and a chunk left unmarked is never read, so quiet windows need no clearing. The window the
+// computing interval may fill is still read whole (its messages come from the scatter buffer).
+// Windows into a streamed interval are written whole.
+//
 // Streamed intervals (IntervalIo::Streamed: one vertex whose edges the buffers were not sized
 // for) are read and written in pieces through one buffer of kStreamBufferBytes, synchronously:
 // their turn first waits for every transfer in flight and drops what was prefetched (it is
@@ -21,12 +29,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/edge_value_files.h"
 #include "engine/interval_io.h"
 #include "engine/run_stats.h"
 #include "engine/transport.h"
+#include "engine/window_chunks.h"
 #include "shards/shard_set.h"
 
 namespace needle {
@@ -36,7 +47,8 @@ class StaticWindows final : public Transport {
   // identity: the bytes of the program's identity() message (one edge's worth). Reads and
   // writes go through `io`; waits are added to stats.io_wait_seconds / write_back_seconds.
   StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
-                std::vector<std::byte> identity, IterationStats& stats);
+                std::vector<std::byte> identity, IterationStats& stats, bool chunked = false,
+                bool own_targets = false);
   ~StaticWindows() override;
 
   TransportChoice kind() const override { return TransportChoice::kStatic; }
@@ -49,6 +61,10 @@ class StaticWindows final : public Transport {
   void Clear(uint32_t p) override;
   void Finish() override;
   void Resume(uint32_t first, std::vector<uint8_t> carries) override;
+  bool Chunked() const override { return chunks_.has_value(); }
+  std::span<const EdgeRange> Segments(uint32_t r) const override {
+    return {segments_.data() + segments_at_[r], segments_at_[r + 1] - segments_at_[r]};
+  }
   uint64_t WindowOffset(uint32_t p, uint32_t r) const override {
     return edges_->WindowOffset(p, r);
   }
@@ -72,6 +88,15 @@ class StaticWindows final : public Transport {
   const uint8_t* Wanted(uint32_t q, uint32_t current);
   // Waits for every read and write in flight and forgets what was prefetched (streamed turns).
   void Quiesce();
+  // What a load of interval q reads of window (q, r) when it carries: its chunks at page grain
+  // (with every target of (q, q) when the turn's passes over its own messages will need them),
+  // else all of it.
+  uint8_t Grain(uint32_t q, uint32_t r) const {
+    if (!chunks_) return kWholeWindow;
+    return q == r && own_targets_ ? kChunkMessages : kWindowChunks;
+  }
+  // Page grain: the segments of data's interval, from the marks.
+  void FindSegments(const IntervalData& data);
 
   const ShardSet* set_;
   IntervalIo* io_;
@@ -89,6 +114,13 @@ class StaticWindows final : public Transport {
   std::vector<uint8_t> write_;       // scratch: the windows a write-back writes
   AlignedBuffer stream_;             // streamed intervals' pieces (empty when none is)
   uint32_t streaming_ = kNoInterval;  // the streamed interval whose turn it is
+  // Page grain: the chunk marks, one chunk of identity() to compare with, and the current
+  // turn's segments (Segments(r): [segments_at_[r], segments_at_[r + 1])).
+  std::optional<WindowChunks> chunks_;
+  bool own_targets_ = false;  // a turn reads all of window (p, p)'s targets (LoadOwnWindow)
+  std::vector<std::byte> pattern_;
+  std::vector<EdgeRange> segments_;
+  std::vector<size_t> segments_at_;
 };
 
 }  // namespace needle

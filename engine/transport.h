@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,11 @@
 #include "engine/interval_io.h"
 
 namespace needle {
+
+// Edges [first, last) of a shard.
+struct EdgeRange {
+  uint64_t first, last;
+};
 
 class Transport {
  public:
@@ -80,6 +86,12 @@ class Transport {
   // message: one edge's bytes, written on every edge of the windows (q, p) with carries[q];
   // the windows that carried messages before and not now are cleared.
   virtual void EndStreamed(const std::byte* message, const uint8_t* carries);
+
+  // Page grain (static windows with EngineOptions::page_windows): during p's turn, the edges
+  // of window (p, r) that were read, in order — the others of a carrying window hold nothing
+  // and must not be gathered. Chunked() false: every edge of a window that Carries().
+  virtual bool Chunked() const { return false; }
+  virtual std::span<const EdgeRange> Segments(uint32_t /*r*/) const { return {}; }
 
   // Byte offset of window (p, r)'s messages in p's message array (r = P: its size).
   virtual uint64_t WindowOffset(uint32_t p, uint32_t r) const = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -486,8 +487,17 @@ Csr BvGraph::Decode(const BvDecodeOptions& options) const {
   Csr csr;
   csr.num_vertices = n;
   csr.offsets.Resize(n + 1);
-  csr.targets.Resize(m);
   csr.offsets[0] = 0;
+  // The targets are reserved, not touched: a list that ends before arcs= says frees them. In
+  // parallel the outdegrees are summed and checked against arcs= first.
+  auto reserve_targets = [&] {
+    try {
+      csr.targets.Resize(m);
+    } catch (const std::bad_alloc&) {
+      throw Error(paths_.properties, "arcs=" + to_string(m) +
+                                         " successors do not fit this machine's address space");
+    }
+  };
   if (n == 0) {
     CheckEnd(0);
     return csr;
@@ -495,6 +505,7 @@ Csr BvGraph::Decode(const BvDecodeOptions& options) const {
 
   const bool parallel = options.parallel && random_access();
   if (!parallel) {
+    reserve_targets();
     CsrSource src{csr.offsets.data(), csr.targets.data(), m, false, 0, 0, nullptr};
     BitReader in(bytes(), graph_.size());
     Chains chains(p);
@@ -535,6 +546,7 @@ Csr BvGraph::Decode(const BvDecodeOptions& options) const {
                                   ", but the properties say arcs=" + to_string(m));
   }
   CheckEnd(bit_offsets_[n]);  // each range's end is checked against .offsets below
+  reserve_targets();
 
   // Ranges of about equal bit length, several per thread for balance.
   const uint64_t parts = std::min<uint64_t>(n, uint64_t(threads) * 8);

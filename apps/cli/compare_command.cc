@@ -1,5 +1,5 @@
-// needle compare APP GRAPH|SHARDDIR: runs the app once per shard mode (static, ads, ods) on the
-// same shard set and the same budget, each as its own `needle run` process (so each peak RSS
+// needle compare APP GRAPH|SHARDDIR: runs the app once per shard mode (static, pages — static
+// at page grain —, ads, ods, auto) on the same shard set and the same budget, each as its own `needle run` process (so each peak RSS
 // is its own), with the static windows transport (the dynamic modes apply to it), the set
 // dropped from the page cache before every run unless --direct; checks that the answers agree
 // and prints one table of what each mode read, wrote, loaded and took.
@@ -41,7 +41,7 @@ namespace fs = std::filesystem;
 namespace pt = boost::property_tree;
 
 struct CompareConfig {
-  std::string app, input, modes = "static,ads,ods,auto";
+  std::string app, input, modes = "static,pages,ads,ods,auto";
   std::string json, csv, plot;
   bool direct = false;
   // Passed to every `needle run` as given (it checks them).
@@ -130,7 +130,8 @@ int RunCompare(const std::vector<std::string>& args) {
   add("app", po::value(&c.app)->required(), ("the app: " + AppNames()).c_str());
   add("input", po::value(&c.input)->required(), "graph file or shard set directory");
   add("modes", po::value(&c.modes)->default_value(c.modes),
-      "the shard modes to run, comma-separated: static, ads, ods, auto (static first: the "
+      "the shard modes to run, comma-separated: static, pages (static, reading and writing "
+      "windows at page grain: needle run --windows pages), ads, ods, auto (static first: the "
       "others are compared with it)");
   add("direct", po::bool_switch(&c.direct),
       "O_DIRECT for every run (cold); else the shard set is dropped from the page cache "
@@ -151,8 +152,8 @@ int RunCompare(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("app", 1).add("input", 1);
   const std::string usage =
-      "needle compare APP GRAPH|SHARDDIR [--modes static,ads,ods,auto] [--memory SIZE] [--direct]\n"
-      "                [--csv F] [--json F] [--plot F.svg]\n"
+      "needle compare APP GRAPH|SHARDDIR [--modes static,pages,ads,ods,auto] [--memory SIZE]\n"
+      "                [--direct] [--csv F] [--json F] [--plot F.svg]\n"
       "Runs APP once per mode on the same shard set (--transport static), checks that the\n"
       "answers agree (cc, mssp: identical; pagerank: within 10 x its tolerance) and prints\n"
       "per mode: iterations, shadow iterations, time, bytes read and written (and in shadow\n"
@@ -179,6 +180,7 @@ int RunCompare(const std::vector<std::string>& args) {
     throw UsageError("--modes must start with static (the others are compared with it)");
   }
   for (const std::string& m : modes) {
+    if (m == "pages") continue;
     try {
       ParseShardMode(m);
     } catch (const std::invalid_argument& e) {
@@ -214,9 +216,14 @@ int RunCompare(const std::vector<std::string>& args) {
     run.mode = mode;
     const std::string stats = (work / (mode + ".jsonl")).string();
     run.values = (work / (mode + ".out")).string();
-    std::vector<std::string> child = {"run",     c.app,        c.input,  "--transport",
-                                      "static",  "--mode",     mode,     "--stats",
-                                      stats,     "--out",      run.values};
+    const bool pages = mode == "pages";
+    std::vector<std::string> child = {"run",   c.app,  c.input, "--transport", "static",
+                                      "--mode", pages ? "static" : mode, "--stats", stats,
+                                      "--out", run.values};
+    if (pages) {
+      child.push_back("--windows");
+      child.push_back("pages");
+    }
     if (c.direct) child.push_back("--direct");
     child.push_back("--room-for-dynamic");  // one set for every mode, static included
     for (const auto& [name, value] : c.pass) {

@@ -74,14 +74,21 @@ int RunGenerate(const std::vector<std::string>& args) {
 
   const auto start = std::chrono::steady_clock::now();
   const bool binary = out.size() >= 4 && out.compare(out.size() - 4, 4, ".csr") == 0;
-  ProgressBar bar({"generating", "building the CSR", "writing"}, "edges", !verbosity.quiet);
+  // Phases numbered as they happen: a text file in input order is not built into a CSR.
+  const bool build_csr = binary || sorted;
+  const int writing = build_csr ? 3 : 2;
+  ProgressBar bar(build_csr ? std::vector<std::string>{"generating", "building the CSR", "writing"}
+                            : std::vector<std::string>{"generating", "writing"},
+                  "edges", !verbosity.quiet);
   rmat.progress = [&bar](uint64_t done, uint64_t total) { bar.Update(1, done, total); };
   EdgeList edges = GenerateRmat(rmat, threads_used);
-  auto written = [&bar](uint64_t done, uint64_t total) { bar.Update(3, done, total); };
+  auto written = [&bar, writing](uint64_t done, uint64_t total) {
+    bar.Update(writing, done, total);
+  };
   const std::string comment = "needle generate rmat --scale " + std::to_string(rmat.scale) +
                               " --edge-factor " + std::to_string(rmat.edge_factor) + " --seed " +
                               std::to_string(rmat.seed) + (rmat.weighted ? " --weighted" : "");
-  if (binary || sorted) {
+  if (build_csr) {
     bar.Update(2, 0, 0);
     CsrOptions csr_options;
     csr_options.count_duplicates = false;
@@ -95,7 +102,7 @@ int RunGenerate(const std::vector<std::string>& args) {
       WriteCsrAsEdgeListText(csr, output, comment, threads_used, written);
     }
   } else {
-    bar.Update(3, 0, 0);
+    bar.Update(writing, 0, 0);
     WriteEdgeListText(edges, output, comment, threads_used, written);
   }
   output.Commit();

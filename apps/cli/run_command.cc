@@ -142,6 +142,11 @@ int RunRun(const std::vector<std::string>& args) {
                    "target's thread) or auto: route from ") +
        std::to_string(kRouteFromThreads) + " threads on; the same results either way")
           .c_str());
+  add("windows", po::value(&c.windows)->default_value("whole"),
+      "what the static transport reads and writes of a window of messages: whole, or pages: "
+      "only its 4 KiB pages that hold messages (and the targets under them; nothing is "
+      "cleared) — less I/O where few sources send, more, smaller requests (bench/RESULTS.md). "
+      "--mode static only; a resident run reads nothing either way");
   add("inner-passes",
       po::value(&c.inner_passes)
           ->default_value(Whole<uint32_t>{kDefaultInnerPasses},
@@ -283,6 +288,14 @@ int RunRun(const std::vector<std::string>& args) {
     engine.mode = ParseShardMode(c.mode);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--mode ") + e.what());
+  }
+  if (c.windows != "whole" && c.windows != "pages") {
+    throw UsageError("--windows is whole or pages, not '" + c.windows + "'");
+  }
+  engine.page_windows = c.windows == "pages";
+  if (engine.page_windows && engine.mode != ShardMode::kStatic) {
+    throw UsageError("--windows pages reads the static shards: it goes with --mode static, not " +
+                     c.mode);
   }
   if (!(c.shadow_below.value >= 0 && c.shadow_below.value <= 1)) {
     throw UsageError("--shadow-below must lie between 0 and 1, not " +

@@ -79,7 +79,7 @@ std::string DescribeRun(const RunSummary& s) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "%s (%s) in %.2f s: read %s, wrote %s, %s; peak RSS %s of --memory %s "
-                "(transport %s, %s%s)",
+                "(transport %s%s, %s%s)",
                 Count(s.iterations, "iteration").c_str(),
                 s.converged ? "converged" : "NOT converged: stopped by --iters",
                 s.seconds, HumanBytes(static_cast<double>(s.io.TotalRead())).c_str(),
@@ -87,7 +87,7 @@ std::string DescribeRun(const RunSummary& s) {
                 Count(s.num_intervals, "interval").c_str(),
                 BinaryBytes(static_cast<double>(s.peak_rss_bytes)).c_str(),
                 BinaryBytes(static_cast<double>(s.memory_budget)).c_str(), s.transport.c_str(),
-                s.io_backend.c_str(),
+                s.page_windows ? " at page grain" : "", s.io_backend.c_str(),
                 s.direct ? ", O_DIRECT" : "");
   std::string out = line;
   if (s.mode != "static") {

@@ -58,14 +58,15 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
     return run;
   }
   // Tiny graphs: every transport with and without asynchronous intervals, the static
-  // windows streaming every one-vertex interval, and the dynamic shard modes; the real
-  // datasets: the old path (static, one pass per turn), the default (resident, asynchronous)
-  // and the dynamic shard modes.
+  // windows streaming every one-vertex interval and at page grain, and the dynamic shard
+  // modes; the real datasets: the old path (static, one pass per turn), the default
+  // (resident, asynchronous), page grain and the dynamic shard modes.
   static constexpr Mode kModes[] = {Mode::kStaticSync,     Mode::kStaticAsync,
                                     Mode::kResidentAsync,  Mode::kStaticStreamed,
                                     Mode::kAds,            Mode::kOds,
-                                    Mode::kAuto};
-  static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync, Mode::kAds,
+                                    Mode::kAuto,           Mode::kStaticPages};
+  static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync,
+                                           Mode::kStaticPages, Mode::kAds,
                                            Mode::kOds, Mode::kAuto};
 
   std::string Write(const TinyGraph& g) {

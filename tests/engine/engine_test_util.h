@@ -65,7 +65,8 @@ enum class Mode {
   kStaticStreamed,
   kAds,
   kOds,
-  kAuto
+  kAuto,
+  kStaticPages  // static windows at page grain, with inner passes
 };
 inline std::string ModeName(Mode m) {
   switch (m) {
@@ -85,6 +86,8 @@ inline std::string ModeName(Mode m) {
       return "ods";
     case Mode::kAuto:
       return "auto";
+    case Mode::kStaticPages:
+      return "static_pages";
   }
   return "?";
 }
@@ -97,13 +100,15 @@ inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds || m =
 inline constexpr Mode kAllModes[] = {Mode::kStaticSync,    Mode::kStaticAsync,
                                      Mode::kResidentSync,  Mode::kResidentAsync,
                                      Mode::kStaticStreamed, Mode::kAds,
-                                     Mode::kOds,           Mode::kAuto};
+                                     Mode::kOds,           Mode::kAuto,
+                                     Mode::kStaticPages};
 
 struct EngineRun {
   IoKind io = IoKind::kPread;
   TransportChoice transport = TransportChoice::kAuto;
   uint32_t max_inner_passes = kDefaultInnerPasses;
   bool stream = false;  // EngineOptions::stream_one_vertex_intervals
+  bool pages = false;   // EngineOptions::page_windows
   ShardMode shard_mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer = kDefaultDelayBufferBytes;
@@ -111,6 +116,7 @@ struct EngineRun {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
     stream = m == Mode::kStaticStreamed;
+    pages = m == Mode::kStaticPages;
     shard_mode = m == Mode::kAds    ? ShardMode::kAds
                  : m == Mode::kOds  ? ShardMode::kOds
                  : m == Mode::kAuto ? ShardMode::kAuto
@@ -147,6 +153,7 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.transport = run.transport;
   options.max_inner_passes = run.max_inner_passes;
   options.stream_one_vertex_intervals = run.stream;
+  options.page_windows = run.pages;
   options.mode = run.shard_mode;
   options.shadow_below = run.shadow_below;
   options.delay_buffer_bytes = run.delay_buffer;

@@ -296,7 +296,26 @@ TEST_F(RunCliTest, TransportAndInnerPassesAreChosenAndReported) {
       EXPECT_EQ(labels, expected);
     }
   }
-  Result r = Needle("run cc " + ShellQuote(input) + " --transport sometimes");
+  // Page grain: the static transport says so, and the labels are the oracle's.
+  const std::string stats = Path("s-pages.jsonl");
+  Result r = Needle("run cc " + ShellQuote(input) + " --memory 128M --transport static " +
+                    "--windows pages --stats " + ShellQuote(stats) + " --out " +
+                    ShellQuote(Path("cc.txt")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("transport static at page grain"), std::string::npos) << r.out;
+  {
+    std::ifstream in(stats);
+    std::string line, summary;
+    while (std::getline(in, line)) summary = line;
+    EXPECT_NE(summary.find("\"windows\":\"pages\""), std::string::npos) << summary;
+    EXPECT_NE(summary.find("\"edges_skipped\":"), std::string::npos) << summary;
+    std::vector<uint32_t> labels;
+    for (const auto& row : ReadValues(Path("cc.txt"))) {
+      labels.push_back(static_cast<uint32_t>(row.at(0)));
+    }
+    EXPECT_EQ(labels, expected);
+  }
+  r = Needle("run cc " + ShellQuote(input) + " --transport sometimes");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--transport must be auto, static or resident"), std::string::npos)
       << r.err;
@@ -355,6 +374,12 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   r = Needle("run cc " + ShellQuote(input) + " --gather bogus");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--gather must be auto, scan or route"), std::string::npos) << r.err;
+  r = Needle("run cc " + ShellQuote(input) + " --windows halves");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--windows is whole or pages"), std::string::npos) << r.err;
+  r = Needle("run cc " + ShellQuote(input) + " --windows pages --mode ods");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--windows pages reads the static shards"), std::string::npos) << r.err;
   r = Needle("run cc " + ShellQuote(input) + " --mode ods --shadow-below 1.5");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--shadow-below must lie between 0 and 1"), std::string::npos) << r.err;
@@ -371,6 +396,7 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("static"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("pages"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("ads"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("ods"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
@@ -379,13 +405,15 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
     std::getline(in, header);
     EXPECT_EQ(header.rfind("mode,iteration,shadow,", 0), 0u) << header;
     int rows = 0;
-    bool ods = false;
+    bool ods = false, pages = false;
     while (std::getline(in, line)) {
       ++rows;
       ods = ods || line.rfind("ods,", 0) == 0;
+      pages = pages || line.rfind("pages,", 0) == 0;
     }
-    EXPECT_GE(rows, 3);  // at least an iteration per mode
+    EXPECT_GE(rows, 5);  // at least an iteration per mode
     EXPECT_TRUE(ods);
+    EXPECT_TRUE(pages);
   }
   // --plot draws one line per mode, shadow iterations ringed, in a file that stands alone.
   const std::string svg = Path("modes.svg");
@@ -404,9 +432,9 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
        at = picture.find("<polyline", at + 1)) {
     ++lines;
   }
-  EXPECT_EQ(lines, 8u);  // bytes and seconds for static, ads, ods and auto
+  EXPECT_EQ(lines, 10u);  // bytes and seconds for static, pages, ads, ods and auto
   EXPECT_NE(picture.find("<circle"), std::string::npos);  // the shadow iterations
-  for (const char* mode : {">static<", ">ads<", ">ods<", ">auto<", ">shadow<"}) {
+  for (const char* mode : {">static<", ">pages<", ">ads<", ">ods<", ">auto<", ">shadow<"}) {
     EXPECT_NE(picture.find(mode), std::string::npos) << mode;
   }
   r = Needle("compare cc " + ShellQuote(input) + " --csv - --plot -");

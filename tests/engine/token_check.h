@@ -94,6 +94,7 @@ struct TokenTotals {
   uint64_t auto_builds = 0;  // dynamic shard sets mode auto built
   uint32_t cleared = 0;    // intervals cleared without being computed
   uint64_t inner = 0;      // inner passes (asynchronous modes)
+  uint64_t skipped = 0;    // edges page grain did not read (kStaticPages)
 };
 
 // Runs TokenProgram on `set` (sharded from `input`) in `mode` and checks every vertex's tokens.
@@ -155,6 +156,10 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
     totals.inner += summary.inner_passes;
   } else {
     EXPECT_EQ(summary.inner_passes, 0u);
+  }
+  totals.skipped += summary.edges_skipped;
+  if (mode != Mode::kStaticPages) {
+    EXPECT_EQ(summary.edges_skipped, 0u);
   }
   uint32_t cleared = 0;
   for (const auto& s : stats) cleared += s.intervals_cleared;
