@@ -368,21 +368,19 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
              " --transport static --mode ods --memory 27M");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("give --memory"), std::string::npos) << r.err;
-  r = Needle("run cc " + ShellQuote(input) + " --mode dynamic");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--mode must be static, ads, ods or auto"), std::string::npos) << r.err;
-  r = Needle("run cc " + ShellQuote(input) + " --gather bogus");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--gather must be auto, scan or route"), std::string::npos) << r.err;
-  r = Needle("run cc " + ShellQuote(input) + " --windows halves");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--windows is whole or pages"), std::string::npos) << r.err;
-  r = Needle("run cc " + ShellQuote(input) + " --windows pages --mode ods");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--windows pages reads the static shards"), std::string::npos) << r.err;
-  r = Needle("run cc " + ShellQuote(input) + " --mode ods --shadow-below 1.5");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--shadow-below must lie between 0 and 1"), std::string::npos) << r.err;
+  // Usage errors: exit status 2, saying what was expected.
+  const std::pair<const char*, const char*> misuses[] = {
+      {" --mode dynamic", "--mode must be static, ads, ods or auto"},
+      {" --gather bogus", "--gather must be auto, scan or route"},
+      {" --windows halves", "--windows is whole or pages"},
+      {" --windows pages --mode ods", "--windows pages reads the static shards"},
+      {" --mode ods --shadow-below 1.5", "--shadow-below must lie between 0 and 1"},
+  };
+  for (const auto& [options, says] : misuses) {
+    r = Needle("run cc " + ShellQuote(input) + options);
+    EXPECT_EQ(r.status, 2) << options;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
