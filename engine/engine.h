@@ -163,6 +163,14 @@ class Engine {
       mode_ = ShardMode::kStatic;
     }
     if (options_.detail) options_.detail(plan_.Describe());
+    if (options_.page_windows && options_.log &&
+        !(chunked_ && plan_.transport == TransportChoice::kStatic)) {
+      options_.log(std::string("page grain not used: ") +
+                   (plan_.transport == TransportChoice::kResident
+                        ? "the shard set is held in memory, so no window is read from disk"
+                        : "it goes with the static mode only (the dynamic modes move whole "
+                          "windows between sets)"));
+    }
     const EdgeValue identity = program_.identity();
     identity_.resize(sizeof(EdgeValue));
     std::memcpy(identity_.data(), &identity, sizeof(EdgeValue));

@@ -182,10 +182,12 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
       ++r;
       continue;
     }
-    if (wanted[r] == kChunkMessages) {  // every target, then the marked chunks' messages
+    if (wanted[r] == kChunkMessages || wanted[r] == kTargetsOnly) {
       add(set_->Window(p, r).first_edge, set_->Window(p, r + 1).first_edge, 0, 0);
-      ChunkRanges(p, r,
-                  [&](uint64_t, uint64_t, uint64_t m0, uint64_t m1) { add(0, 0, m0, m1); });
+      if (wanted[r] == kChunkMessages) {  // and the marked chunks' messages
+        ChunkRanges(p, r,
+                    [&](uint64_t, uint64_t, uint64_t m0, uint64_t m1) { add(0, 0, m0, m1); });
+      }
       ++r;
       continue;
     }

@@ -36,13 +36,15 @@ inline constexpr uint32_t kNoInterval = ~uint32_t{0};
 
 // What a load reads of a window, or a write-back writes (StartLoad's `wanted`, StartWriteBack's
 // `write`, IntervalData::loaded): nothing, all of it, its marked chunks (window_chunks.h), or
-// (loads) every target and weight but the messages of its marked chunks only.
+// (loads) every target and weight with the messages of its marked chunks only, or none of its
+// messages (they will come from a scatter buffer).
 inline constexpr uint8_t kWholeWindow = 1;
 inline constexpr uint8_t kWindowChunks = 2;
 inline constexpr uint8_t kChunkMessages = 3;
+inline constexpr uint8_t kTargetsOnly = 4;
 // Whether a load that read `loaded` of a window holds all of its targets and weights.
 inline bool AllTargets(uint8_t loaded) {
-  return loaded == kWholeWindow || loaded == kChunkMessages;
+  return loaded == kWholeWindow || loaded == kChunkMessages || loaded == kTargetsOnly;
 }
 
 // The buffer a streamed interval's pieces go through, for messages `width` bytes wide:
@@ -135,7 +137,8 @@ class IntervalIo {
   // `wanted[r]`: window (p, r) of the memory shard carries messages — only those windows'
   // targets, messages and weights are read (consecutive ones in one request); kWindowChunks:
   // only its marked chunks (SetChunks) and the targets and weights under them; kChunkMessages:
-  // all its targets and weights, its marked chunks' messages. windows_only:
+  // all its targets and weights, its marked chunks' messages; kTargetsOnly: all its targets
+  // and weights, no message. windows_only:
   // add those windows to a load of p that is already complete (no runs, no degrees).
   // messages false: the windows' targets and weights only (their messages start empty).
   void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false,
@@ -149,6 +152,7 @@ class IntervalIo {
   void StartWriteBack(ScatterBuffer& scatter, const std::vector<uint8_t>& write);
   // The chunk marks kWindowChunks reads and writes follow (kept by the caller).
   void SetChunks(const WindowChunks* chunks) { chunks_ = chunks; }
+  const WindowChunks* chunks() const { return chunks_; }
   void FinishWriteBack(ScatterBuffer& scatter);
 
   IoBackend& backend() { return *io_; }

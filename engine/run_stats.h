@@ -19,7 +19,8 @@ struct IterationStats {
   IoCounters io;                  // bytes read and written during the iteration, by file kind
   uint64_t edges_loaded = 0;      // in-edges of the intervals computed
   // Page grain (EngineOptions::page_windows): in-edges of windows with messages that were not
-  // read, their chunks holding none (edges_loaded counts only those read).
+  // gathered, their chunks holding none (edges_loaded counts only those gathered; their targets
+  // may still have been read: every target of (p, p) with inner passes).
   uint64_t edges_skipped = 0;
   uint64_t edges_changed = 0;     // out-edges given a message other than identity()
   // loaded in-edges that carried a message (edges_used / edges_loaded: the edge utilisation;

@@ -50,7 +50,7 @@ StaticWindows::~StaticWindows() {
     Finish();
   } catch (...) {  // a run that threw has reported its error already
   }
-  if (chunks_) io_->SetChunks(nullptr);
+  if (chunks_ && io_->chunks() == &*chunks_) io_->SetChunks(nullptr);
 }
 
 std::vector<AlignedBuffer*> StaticWindows::Buffers() {
@@ -100,7 +100,13 @@ void StaticWindows::Finish() {
 
 const uint8_t* StaticWindows::Wanted(uint32_t q, uint32_t current) {
   for (uint32_t r = 0; r < n_; ++r) {
-    wanted_[r] = r == current ? kWholeWindow : carries_[Index(q, r)] ? Grain(q, r) : 0;
+    // The window `current` may fill: its messages will come from current's scatter buffer
+    // (Patch, BeginTurn), so at page grain only its targets are read.
+    if (r == current) {
+      wanted_[r] = chunks_ ? kTargetsOnly : kWholeWindow;
+    } else {
+      wanted_[r] = carries_[Index(q, r)] ? Grain(q, r) : 0;
+    }
   }
   return wanted_.data();
 }
@@ -196,8 +202,8 @@ void StaticWindows::FindSegments(const IntervalData& data) {
   for (uint32_t r = 0; r < n_; ++r) {
     segments_at_[r] = segments_.size();
     if (!Carries(p, r)) continue;
-    // A window read whole holds every chunk; one read by chunks, the chunks marked now (its
-    // marks change only at r's turn, and a window r may write meanwhile is read whole).
+    // A window read by chunks holds those marked now: its marks change only at r's turn, and
+    // a window r writes after the load was issued is patched whole from r's scatter buffer.
     // (Runs of chunks are maximal; those of two windows are not joined: their messages lie
     // apart in the edge value file when windows are padded.)
     chunks_->ForEachRun(p, r, [&](uint64_t first, uint64_t last) {

@@ -1,10 +1,12 @@
 // WindowChunks: which parts of each window hold the messages of its source interval's last
 // turn, for the static windows at page grain (EngineOptions::page_windows; static_windows.h).
 //
-// A window's messages are cut into chunks of lcm(width, 4 KiB) bytes — whole pages of the edge
-// value file, and a whole number of messages — so chunk c of window (p, r) holds the messages of
+// A window's messages are cut into chunks of lcm(width, 4 KiB) bytes from the window's start — a
+// whole number of messages, and whole pages where windows are aligned to 4 KiB (O_DIRECT; through
+// the page cache windows are packed) — so chunk c of window (p, r) holds the messages of
 // its edges [c × chunk_edges(), (c + 1) × chunk_edges()). When interval r's turn ends, the chunks
-// of each window (q, r) in which some message is not identity() are marked, and only those are
+// of each window (q, r) in which some message's bytes differ from identity()'s are marked (so an
+// identity that is not equal to itself, a NaN, is taken as identity here), and only those are
 // written; q's next turn reads only those (and the targets under them). A chunk left unmarked
 // holds only identity() in the scatter buffer, so what the file still holds there — older,
 // consumed messages — is never read: nothing has to be cleared.

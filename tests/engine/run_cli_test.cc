@@ -315,6 +315,10 @@ TEST_F(RunCliTest, TransportAndInnerPassesAreChosenAndReported) {
     }
     EXPECT_EQ(labels, expected);
   }
+  // Where nothing is read from disk, page grain says it is not used.
+  r = Needle("run cc " + ShellQuote(input) + " --memory 128M --transport resident --windows pages");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE((r.out + r.err).find("page grain not used"), std::string::npos) << r.out << r.err;
   r = Needle("run cc " + ShellQuote(input) + " --transport sometimes");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--transport must be auto, static or resident"), std::string::npos)

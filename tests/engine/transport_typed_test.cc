@@ -90,13 +90,17 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
                                                  std::to_string(parts), parts);
       for (const IoKind io : {IoKind::kPread, IoKind::kUring}) {
         for (const bool direct : {false, true}) {
-          SCOPED_TRACE("sparse, " + std::to_string(parts) + " parts, " +
-                       std::string(IoKindName(io)) + (direct ? ", direct" : ""));
-          TokenSetting setting;
-          setting.io = io;
-          setting.direct = direct;
-          setting.period = 64;
-          CheckTokens(set, sparse, mode, setting, this->totals_);
+          for (const bool one_pass : {false, true}) {  // (p, p) read whole, or by chunks
+            SCOPED_TRACE("sparse, " + std::to_string(parts) + " parts, " +
+                         std::string(IoKindName(io)) + (direct ? ", direct" : "") +
+                         (one_pass ? ", one pass a turn" : ""));
+            TokenSetting setting;
+            setting.io = io;
+            setting.direct = direct;
+            setting.period = 64;
+            setting.one_pass = one_pass;
+            CheckTokens(set, sparse, mode, setting, this->totals_);
+          }
         }
       }
     }
