@@ -2,7 +2,7 @@
 # The first thing to run: installs what is missing, builds needle, and does its main job — a
 # graph whose shard set is several times the memory it is given, PageRank over it within that
 # budget (the top vertices, what was read and written, the peak RSS), then the shard modes
-# compared on it (static, ods, auto: a table and an SVG of bytes and time per iteration).
+# compared on it (static, pages, ods, auto: a table and an SVG of bytes and time per iteration).
 # About a minute after the build on 2 cores.
 #
 # NEEDLE_DEMO_SCALE (default 21: 2 M vertices, 33.6 M edges) and NEEDLE_DEMO_MEMORY (default
@@ -35,10 +35,10 @@ step "3. PageRank within $memory: the set is read from disk every iteration"
 echo "first lines of $out/ranks.tsv:"
 head -3 "$out/ranks.tsv"
 
-step "4. the shard modes on the same set: static, ods (dynamic shards), auto"
+step "4. the shard modes on the same set: static, pages (static at page grain), ods (dynamic shards), auto"
 # The dynamic modes keep a delay buffer (a message per vertex) and build buffers besides.
 "$needle" compare pagerank "$out/rmat.shards" --memory "${NEEDLE_DEMO_COMPARE_MEMORY:-64M}" \
-  --modes static,ods,auto --plot "$out/modes.svg" --csv "$out/modes.csv"
+  --modes static,pages,ods,auto --plot "$out/modes.svg" --csv "$out/modes.csv"
 
 for f in ranks.tsv pagerank.jsonl modes.csv modes.svg; do
   [ -s "$out/$f" ] || { echo "demo: $out/$f is missing" >&2; exit 1; }
