@@ -243,7 +243,12 @@ void StaticWindows::WriteQuiet() {
     // streamed interval, read whole, is).
     write_[q] = carries_[Index(q, p)] && (!chunks_ || Streamed(q)) ? kWholeWindow : 0;
     carries_[Index(q, p)] = 0;
-    if (chunks_) chunks_->Clear(q, p);
+    // At page grain a window without marks is never gathered, so its bytes need not be
+    // identity unless they are written.
+    if (chunks_) {
+      chunks_->Clear(q, p);
+      if (write_[q] == 0) continue;
+    }
     // Every window, written or not: a prefetched interval is patched from all of them.
     std::byte* window = OutWindow(q);
     const uint64_t edges = set_->Window(q, p + 1).first_edge - set_->Window(q, p).first_edge;
