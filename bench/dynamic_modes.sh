@@ -2,7 +2,8 @@
 # dynamic_modes: static against dynamic shards (ads, ods, auto) on one shard set, the same run
 # otherwise (static windows transport, the same --memory), each mode REPEATS times, the modes
 # taking turns (MODES="..." picks others, static first; "pages" is static with --windows
-# pages). Give --direct among the extra options for cold runs (O_DIRECT: no page cache); else
+# pages, "auto" reads the static shards at page grain as needle run does by default, and
+# "auto-whole" is auto with --windows whole). Give --direct among the extra options for cold runs (O_DIRECT: no page cache); else
 # warm.
 #
 # Usage: bench/dynamic_modes.sh APP GRAPH|SHARDS MEMORY [REPEATS=3] [EXTRA needle run options...]
@@ -27,7 +28,11 @@ trap 'rm -rf "$work"' EXIT
 modes=${MODES:-static ads ods auto}
 for r in $(seq "$repeats"); do
   for mode in $modes; do
-    if [ "$mode" = pages ]; then how=(--mode static --windows pages); else how=(--mode "$mode"); fi
+    case $mode in
+      pages) how=(--mode static --windows pages) ;;
+      *-whole) how=(--mode "${mode%-whole}" --windows whole) ;;
+      *) how=(--mode "$mode") ;;
+    esac
     "$needle" run "$app" "$input" --memory "$memory" --transport static "${how[@]}" \
       --stats "$work/$mode.$r.json" --out "$work/$mode.$r.out" "$@" >/dev/null 2>"$work/$mode.$r.err" ||
       { cat "$work/$mode.$r.err" >&2; exit 1; }

@@ -98,6 +98,30 @@ void LinkDegrees(const ShardSet& from, const std::string& dir) {
   if (error) throw Error(target, "cannot copy the degrees: " + error.message());
 }
 
+// Window (q, r)'s messages into `in` at page grain: the runs of marked chunks read (one request
+// each, batched), the rest identity — what the file holds there was consumed (window_chunks.h).
+// A run ends on a chunk boundary or at the window's end, where the window's bytes end (padded
+// under O_DIRECT), so every transfer stays aligned.
+void ReadMarked(IoBackend& io, const ShardSet& from, const EdgeValueFiles& values,
+                const WindowChunks& marks, uint32_t q, uint32_t r,
+                const std::vector<std::byte>& identity, AlignedBuffer& in,
+                std::vector<IoRequest>& requests) {
+  const size_t width = identity.size();
+  const uint64_t bytes = values.WindowBytes(q, r);
+  for (uint64_t at = 0; at + width <= bytes; at += width) {
+    std::memcpy(in.data() + at, identity.data(), width);
+  }
+  const uint64_t base = from.Window(q, r).first_edge, last = from.Window(q, r + 1).first_edge;
+  requests.clear();
+  marks.ForEachRun(q, r, [&](uint64_t first, uint64_t end) {
+    const uint64_t at = (first - base) * width;
+    const uint64_t stop = end == last ? bytes : (end - base) * width;
+    requests.push_back(
+        IoRequest{&values.file(q), values.WindowOffset(q, r) + at, in.data() + at, stop - at, false});
+  });
+  if (!requests.empty()) io.Run(requests);
+}
+
 }  // namespace
 
 uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
@@ -201,13 +225,15 @@ std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from
                                   const EdgeValueFiles& from_values,
                                   const std::vector<uint8_t>& from_carries, const ShardSet& to,
                                   bool to_dynamic, const EdgeValueFiles& to_values,
-                                  const std::vector<std::byte>& identity) {
+                                  const std::vector<std::byte>& identity,
+                                  const WindowChunks* from_marks) {
   const uint32_t n = to.num_intervals();
   const size_t width = identity.size();
   SetReader from_runs(io, from, from_dynamic, /*targets=*/false);
   SetReader to_runs(io, to, to_dynamic, /*targets=*/false);
   std::vector<uint8_t> carries(static_cast<size_t>(n) * n, 0);
   std::vector<SourceRun> mine;
+  std::vector<IoRequest> requests;
   AlignedBuffer in, out;
   for (uint32_t q = 0; q < n; ++q) {
     for (uint32_t r = 0; r < n; ++r) {
@@ -216,10 +242,14 @@ std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from
       if (!carried) continue;  // (one with no edges in `to` is still checked below)
       mine = to_runs.Runs(q, r);
       const std::vector<SourceRun>& theirs = from_runs.Runs(q, r);
-      if (carried) {
+      {
         const uint64_t bytes = from_values.WindowBytes(q, r);
         if (in.size() < bytes) in = AlignedBuffer(bytes);
-        from_runs.Read(from_values.file(q), from_values.WindowOffset(q, r), in.data(), bytes);
+        if (from_marks == nullptr) {
+          from_runs.Read(from_values.file(q), from_values.WindowOffset(q, r), in.data(), bytes);
+        } else {
+          ReadMarked(io, from, from_values, *from_marks, q, r, identity, in, requests);
+        }
       }
       const uint64_t bytes = to_values.WindowBytes(q, r);
       if (out.size() < bytes) out = AlignedBuffer(bytes);

@@ -25,6 +25,7 @@
 
 #include "base/types.h"
 #include "engine/edge_value_files.h"
+#include "engine/window_chunks.h"
 #include "io/io_backend.h"
 #include "shards/shard_set.h"
 
@@ -40,12 +41,14 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
 // For every window (q, r) of `from` that carries messages (from_carries, shard-major P × P),
 // writes window (q, r) of `to` into `to_values`: an edge whose source has a run in both
 // windows gets its message in `from`, any other identity. Only windows that end up carrying a
-// message are written. Returns to's carries (shard-major P × P). Throws Error when a source's
+// message are written. from_marks: `from`'s windows are at page grain, and only their marked
+// chunks hold messages (the rest is read as identity). Returns to's carries (shard-major P × P). Throws Error when a source's
 // run differs between the sets (a damaged dynamic shard).
 std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from_dynamic,
                                   const EdgeValueFiles& from_values,
                                   const std::vector<uint8_t>& from_carries, const ShardSet& to,
                                   bool to_dynamic, const EdgeValueFiles& to_values,
-                                  const std::vector<std::byte>& identity);
+                                  const std::vector<std::byte>& identity,
+                                  const WindowChunks* from_marks = nullptr);
 
 }  // namespace needle

@@ -98,8 +98,9 @@ class Engine {
     // may take either: memory_plan.h counts the sweeps')
     const size_t key = kOrdered ? 2 * sizeof(uint32_t) + sizeof(PriorityOf<Program>) : 0;
     mode_ = options_.mode;
-    // Page grain in the static mode only: the dynamic modes move whole windows between sets.
-    chunked_ = options_.page_windows && mode_ == ShardMode::kStatic;
+    // Page grain on the static shards' windows, in every mode (dynamic shard sets are read
+    // whole: they hold the edges that carried messages).
+    chunked_ = options_.page_windows;
     threads_ = ThreadCount(options_.threads);
     route_ = UsesRoute(options_.gather, threads_);
     size_t largest = 0;
@@ -163,13 +164,12 @@ class Engine {
       mode_ = ShardMode::kStatic;
     }
     if (options_.detail) options_.detail(plan_.Describe());
-    if (options_.page_windows && options_.log &&
-        !(chunked_ && plan_.transport == TransportChoice::kStatic)) {
-      options_.log(std::string("page grain not used: ") +
-                   (plan_.transport == TransportChoice::kResident
-                        ? "the shard set is held in memory, so no window is read from disk"
-                        : "it goes with the static mode only (the dynamic modes move whole "
-                          "windows between sets)"));
+    if (chunked_ && plan_.transport == TransportChoice::kStatic) {
+      marks_.emplace(set, sizeof(EdgeValue));
+    } else if (chunked_ && options_.log) {
+      options_.log(
+          "page grain not used: the shard set is held in memory, so no window is read from "
+          "disk");
     }
     const EdgeValue identity = program_.identity();
     identity_.resize(sizeof(EdgeValue));
@@ -297,7 +297,8 @@ class Engine {
   std::unique_ptr<Transport> MakeStaticWindows(const ShardSet& set, IntervalIo& io,
                                                const EdgeValueFiles& edges) {
     auto windows =
-        std::make_unique<StaticWindows>(set, io, edges, identity_, stats_, chunked_,
+        std::make_unique<StaticWindows>(set, io, edges, identity_, stats_,
+                                        &set == &set_ && marks_ ? &*marks_ : nullptr,
                                         options_.max_inner_passes > 0);
     // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
     // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
@@ -443,6 +444,10 @@ class Engine {
   std::unique_ptr<WorkDir> work_;
   std::unique_ptr<EdgeValueFiles> edges_;
   std::unique_ptr<IntervalIo> shard_io_;
+  // Page grain: which chunks of the static shards' windows hold messages (window_chunks.h).
+  // The engine's, not the transport's: a dynamic shard build moves the messages on after the
+  // static transport has gone (declared before transport_, which uses them).
+  std::optional<WindowChunks> marks_;
   MemoryPlan plan_;
   IterationStats stats_;
   std::vector<std::byte> identity_;  // the bytes of program_.identity()
@@ -1081,8 +1086,9 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   next->io = std::make_unique<IntervalIo>(*io_, *next->set, *next->edges, Program::kUsesWeights,
                                           /*dynamic=*/true);
   const EdgeValueFiles& from_edges = from_dynamic ? *dynamic_->edges : *edges_;
+  const WindowChunks* marks = !from_dynamic && marks_ ? &*marks_ : nullptr;
   std::vector<uint8_t> moved = MoveMessages(*io_, *cur_, from_dynamic, from_edges, carries,
-                                            *next->set, true, *next->edges, identity_);
+                                            *next->set, true, *next->edges, identity_, marks);
   // Both sets, with their messages, are on disk now.
   for (const auto& entry : std::filesystem::directory_iterator(next->dir)) {
     if (entry.is_regular_file()) next->disk_bytes += entry.file_size();
@@ -1230,7 +1236,7 @@ RunSummary Engine<Program>::Run() {
   summary.io_backend = std::string(io_->name());
   summary.direct = options_.io.direct;
   summary.transport = std::string(TransportName(plan_.transport));
-  summary.page_windows = chunked_ && plan_.transport == TransportChoice::kStatic;
+  summary.page_windows = marks_.has_value();
   summary.shard_set = set_.dir();
   summary.num_vertices = set_.manifest().num_vertices;
   summary.num_edges = set_.manifest().num_edges;

@@ -16,7 +16,7 @@ double Since(Clock::time_point t) {
 
 StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
                              std::vector<std::byte> identity, IterationStats& stats,
-                             bool chunked, bool own_targets)
+                             WindowChunks* chunks, bool own_targets)
     : Transport(set.num_intervals()),
       set_(&set),
       io_(&io),
@@ -25,15 +25,15 @@ StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValu
       stats_(&stats),
       wanted_(set.num_intervals(), 0),
       write_(set.num_intervals(), 0),
+      chunks_(chunks),
       own_targets_(own_targets),
       segments_at_(set.num_intervals() + 1, 0) {
-  if (chunked) {
-    chunks_.emplace(set, identity_.size());
+  if (chunks_) {
     pattern_.resize(chunks_->chunk_bytes());
     for (size_t b = 0; b < pattern_.size(); b += identity_.size()) {
       std::memcpy(pattern_.data() + b, identity_.data(), identity_.size());
     }
-    io.SetChunks(&*chunks_);
+    io.SetChunks(chunks_);
   }
   for (auto& d : data_) io.Allocate(d);
   for (auto& s : scatter_) io.Allocate(s);
@@ -50,7 +50,7 @@ StaticWindows::~StaticWindows() {
     Finish();
   } catch (...) {  // a run that threw has reported its error already
   }
-  if (chunks_ && io_->chunks() == &*chunks_) io_->SetChunks(nullptr);
+  if (chunks_ && io_->chunks() == chunks_) io_->SetChunks(nullptr);
 }
 
 std::vector<AlignedBuffer*> StaticWindows::Buffers() {

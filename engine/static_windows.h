@@ -12,7 +12,7 @@
 // neither read nor rewritten; one whose messages were consumed is overwritten with identity()
 // by its source interval's next turn, or by Clear() when that interval is not computed.
 //
-// At page grain (`chunked`; window_chunks.h) a turn writes only the chunks of its out-windows
+// At page grain (`chunks`, the marks of `set`'s windows; window_chunks.h) a turn writes only the chunks of its out-windows
 // that hold a message, and a load reads only those chunks of the windows it wants (and the
 // targets under them; all of (p, p)'s targets when the turn will pass over p's own messages):
 // window (q, p)'s marks are replaced at p's turn and read by q's next,
@@ -29,7 +29,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -47,8 +46,8 @@ class StaticWindows final : public Transport {
   // identity: the bytes of the program's identity() message (one edge's worth). Reads and
   // writes go through `io`; waits are added to stats.io_wait_seconds / write_back_seconds.
   StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
-                std::vector<std::byte> identity, IterationStats& stats, bool chunked = false,
-                bool own_targets = false);
+                std::vector<std::byte> identity, IterationStats& stats,
+                WindowChunks* chunks = nullptr, bool own_targets = false);
   ~StaticWindows() override;
 
   TransportChoice kind() const override { return TransportChoice::kStatic; }
@@ -61,7 +60,7 @@ class StaticWindows final : public Transport {
   void Clear(uint32_t p) override;
   void Finish() override;
   void Resume(uint32_t first, std::vector<uint8_t> carries) override;
-  bool Chunked() const override { return chunks_.has_value(); }
+  bool Chunked() const override { return chunks_ != nullptr; }
   std::span<const EdgeRange> Segments(uint32_t r) const override {
     return {segments_.data() + segments_at_[r], segments_at_[r + 1] - segments_at_[r]};
   }
@@ -114,9 +113,10 @@ class StaticWindows final : public Transport {
   std::vector<uint8_t> write_;       // scratch: the windows a write-back writes
   AlignedBuffer stream_;             // streamed intervals' pieces (empty when none is)
   uint32_t streaming_ = kNoInterval;  // the streamed interval whose turn it is
-  // Page grain: the chunk marks, one chunk of identity() to compare with, and the current
-  // turn's segments (Segments(r): [segments_at_[r], segments_at_[r + 1])).
-  std::optional<WindowChunks> chunks_;
+  // Page grain: the chunk marks (the caller's: they outlive the transport, for whatever moves
+  // the messages on), one chunk of identity() to compare with, and the current turn's segments
+  // (Segments(r): [segments_at_[r], segments_at_[r + 1])).
+  WindowChunks* chunks_ = nullptr;
   bool own_targets_ = false;  // a turn reads all of window (p, p)'s targets (LoadOwnWindow)
   std::vector<std::byte> pattern_;
   std::vector<EdgeRange> segments_;

@@ -220,10 +220,9 @@ int RunCompare(const std::vector<std::string>& args) {
     std::vector<std::string> child = {"run",   c.app,  c.input, "--transport", "static",
                                       "--mode", pages ? "static" : mode, "--stats", stats,
                                       "--out", run.values};
-    if (pages) {
-      child.push_back("--windows");
-      child.push_back("pages");
-    }
+    // static, ads and ods read the static shards' windows whole; auto at page grain
+    child.push_back("--windows");
+    child.push_back(pages ? "pages" : mode == "auto" ? "auto" : "whole");
     if (c.direct) child.push_back("--direct");
     child.push_back("--room-for-dynamic");  // one set for every mode, static included
     for (const auto& [name, value] : c.pass) {

@@ -142,11 +142,12 @@ int RunRun(const std::vector<std::string>& args) {
                    "target's thread) or auto: route from ") +
        std::to_string(kRouteFromThreads) + " threads on; the same results either way")
           .c_str());
-  add("windows", po::value(&c.windows)->default_value("whole"),
-      "what the static transport reads and writes of a window of messages: whole, or pages: "
-      "only its 4 KiB pages that hold messages (and the targets under them; nothing is "
-      "cleared) — less I/O where few sources send, more, smaller requests (bench/RESULTS.md). "
-      "--mode static only; a resident run reads nothing either way");
+  add("windows", po::value(&c.windows)->default_value("auto"),
+      "what a run reads and writes of a window of messages in the static shards: whole, or "
+      "pages: only its 4 KiB pages that hold messages (and the targets under them; nothing is "
+      "cleared) — less I/O where few sources send, more, smaller requests (bench/RESULTS.md); "
+      "auto: pages with --mode auto, else whole. Dynamic shards are read whole; a resident run "
+      "reads nothing either way");
   add("inner-passes",
       po::value(&c.inner_passes)
           ->default_value(Whole<uint32_t>{kDefaultInnerPasses},
@@ -289,14 +290,11 @@ int RunRun(const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--mode ") + e.what());
   }
-  if (c.windows != "whole" && c.windows != "pages") {
-    throw UsageError("--windows is whole or pages, not '" + c.windows + "'");
+  if (c.windows != "whole" && c.windows != "pages" && c.windows != "auto") {
+    throw UsageError("--windows is whole, pages or auto, not '" + c.windows + "'");
   }
-  engine.page_windows = c.windows == "pages";
-  if (engine.page_windows && engine.mode != ShardMode::kStatic) {
-    throw UsageError("--windows pages reads the static shards: it goes with --mode static, not " +
-                     c.mode);
-  }
+  engine.page_windows =
+      c.windows == "pages" || (c.windows == "auto" && engine.mode == ShardMode::kAuto);
   if (!(c.shadow_below.value >= 0 && c.shadow_below.value <= 1)) {
     throw UsageError("--shadow-below must lie between 0 and 1, not " +
                      std::to_string(c.shadow_below.value));

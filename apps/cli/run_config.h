@@ -26,7 +26,7 @@ struct RunConfig {
   CacheChoice cache;  // --direct, --buffered
   std::string transport = "auto";
   std::string gather = "auto";
-  std::string windows = "whole";  // --windows: whole or pages (EngineOptions::page_windows)
+  std::string windows = "auto";  // --windows: whole, pages or auto (EngineOptions::page_windows)
   bool symmetrize = false;  // every edge both ways, whatever the app
   std::string shards_dir;   // where GRAPH's sets go (empty: next to GRAPH)
   Whole<uint32_t> inner_passes{kDefaultInnerPasses};

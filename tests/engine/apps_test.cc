@@ -64,10 +64,11 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
   static constexpr Mode kModes[] = {Mode::kStaticSync,     Mode::kStaticAsync,
                                     Mode::kResidentAsync,  Mode::kStaticStreamed,
                                     Mode::kAds,            Mode::kOds,
-                                    Mode::kAuto,           Mode::kStaticPages};
+                                    Mode::kAuto,           Mode::kStaticPages,
+                                    Mode::kAutoPages};
   static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync,
                                            Mode::kStaticPages, Mode::kAds,
-                                           Mode::kOds, Mode::kAuto};
+                                           Mode::kOds, Mode::kAuto, Mode::kAutoPages};
 
   std::string Write(const TinyGraph& g) {
     const std::string path = dir().string() + "/" + g.name + g.suffix;

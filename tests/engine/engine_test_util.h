@@ -66,7 +66,8 @@ enum class Mode {
   kAds,
   kOds,
   kAuto,
-  kStaticPages  // static windows at page grain, with inner passes
+  kStaticPages,  // static windows at page grain, with inner passes
+  kAutoPages     // kAuto with the static shards' windows at page grain
 };
 inline std::string ModeName(Mode m) {
   switch (m) {
@@ -88,6 +89,8 @@ inline std::string ModeName(Mode m) {
       return "auto";
     case Mode::kStaticPages:
       return "static_pages";
+    case Mode::kAutoPages:
+      return "auto_pages";
   }
   return "?";
 }
@@ -96,12 +99,14 @@ inline TransportChoice TransportOf(Mode m) {
                                                                : TransportChoice::kStatic;
 }
 inline bool IsAsync(Mode m) { return m != Mode::kStaticSync && m != Mode::kResidentSync; }
-inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds || m == Mode::kAuto; }
+inline bool IsAuto(Mode m) { return m == Mode::kAuto || m == Mode::kAutoPages; }
+inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds || IsAuto(m); }
+inline bool IsPages(Mode m) { return m == Mode::kStaticPages || m == Mode::kAutoPages; }
 inline constexpr Mode kAllModes[] = {Mode::kStaticSync,    Mode::kStaticAsync,
                                      Mode::kResidentSync,  Mode::kResidentAsync,
                                      Mode::kStaticStreamed, Mode::kAds,
                                      Mode::kOds,           Mode::kAuto,
-                                     Mode::kStaticPages};
+                                     Mode::kStaticPages,   Mode::kAutoPages};
 
 struct EngineRun {
   IoKind io = IoKind::kPread;
@@ -116,16 +121,16 @@ struct EngineRun {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
     stream = m == Mode::kStaticStreamed;
-    pages = m == Mode::kStaticPages;
-    shard_mode = m == Mode::kAds    ? ShardMode::kAds
-                 : m == Mode::kOds  ? ShardMode::kOds
-                 : m == Mode::kAuto ? ShardMode::kAuto
-                                    : ShardMode::kStatic;
+    pages = IsPages(m);
+    shard_mode = m == Mode::kAds   ? ShardMode::kAds
+                 : m == Mode::kOds ? ShardMode::kOds
+                 : IsAuto(m)       ? ShardMode::kAuto
+                                   : ShardMode::kStatic;
     if (IsDynamic(m)) {
       shadow_below = 2.0;  // every share is below: the first shadow iteration comes second
       delay_buffer = m == Mode::kAds ? 0 : 4 * 16;
     }
-    if (m == Mode::kAuto) {
+    if (IsAuto(m)) {
       auto_decides = [](const BuildEstimate&, uint32_t iteration) { return iteration % 2 == 1; };
     }
   }

@@ -315,6 +315,24 @@ TEST_F(RunCliTest, TransportAndInnerPassesAreChosenAndReported) {
     }
     EXPECT_EQ(labels, expected);
   }
+  // The dynamic modes read the static shards at page grain too: by default in mode auto, when
+  // asked in the others; `--windows whole` turns it off.
+  for (const auto& [options, pages] : std::vector<std::pair<std::string, bool>>{
+           {"--mode auto", true},
+           {"--mode auto --windows whole", false},
+           {"--mode ods --windows pages", true},
+           {"--mode ods", false}}) {
+    SCOPED_TRACE(options);
+    r = Needle("run cc " + ShellQuote(input) + " --memory 128M --transport static " + options +
+               " --out " + ShellQuote(Path("cc.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find("at page grain") != std::string::npos, pages) << r.out;
+    std::vector<uint32_t> labels;
+    for (const auto& row : ReadValues(Path("cc.txt"))) {
+      labels.push_back(static_cast<uint32_t>(row.at(0)));
+    }
+    EXPECT_EQ(labels, expected);
+  }
   // Where nothing is read from disk, page grain says it is not used.
   r = Needle("run cc " + ShellQuote(input) + " --memory 128M --transport resident --windows pages");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -376,8 +394,7 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   const std::pair<const char*, const char*> misuses[] = {
       {" --mode dynamic", "--mode must be static, ads, ods or auto"},
       {" --gather bogus", "--gather must be auto, scan or route"},
-      {" --windows halves", "--windows is whole or pages"},
-      {" --windows pages --mode ods", "--windows pages reads the static shards"},
+      {" --windows halves", "--windows is whole, pages or auto"},
       {" --mode ods --shadow-below 1.5", "--shadow-below must lie between 0 and 1"},
   };
   for (const auto& [options, says] : misuses) {

@@ -95,7 +95,7 @@ struct TokenTotals {
   uint64_t auto_builds = 0;  // dynamic shard sets mode auto built
   uint32_t cleared = 0;    // intervals cleared without being computed
   uint64_t inner = 0;      // inner passes (asynchronous modes)
-  uint64_t skipped = 0;    // edges page grain did not read (kStaticPages)
+  uint64_t skipped = 0;    // edges page grain did not read (IsPages)
 };
 
 // Runs TokenProgram on `set` (sharded from `input`) in `mode` and checks every vertex's tokens.
@@ -125,7 +125,7 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
   if (IsDynamic(mode)) {
     totals.shadow += summary.shadow_iterations;
     totals.delayed += summary.delayed;
-    if (mode == Mode::kAuto) totals.auto_builds += summary.dynamic_builds;
+    if (IsAuto(mode)) totals.auto_builds += summary.dynamic_builds;
   }
 
   const Csr g = LoadCsr(input);
@@ -160,7 +160,7 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
     EXPECT_EQ(summary.inner_passes, 0u);
   }
   totals.skipped += summary.edges_skipped;
-  if (mode != Mode::kStaticPages) {
+  if (!IsPages(mode)) {
     EXPECT_EQ(summary.edges_skipped, 0u);
   }
   uint32_t cleared = 0;

@@ -23,7 +23,8 @@ using Transports =
     ::testing::Types<ModeTag<Mode::kStaticSync>, ModeTag<Mode::kStaticAsync>,
                      ModeTag<Mode::kResidentSync>, ModeTag<Mode::kResidentAsync>,
                      ModeTag<Mode::kStaticStreamed>, ModeTag<Mode::kAds>, ModeTag<Mode::kOds>,
-                     ModeTag<Mode::kAuto>, ModeTag<Mode::kStaticPages>>;
+                     ModeTag<Mode::kAuto>, ModeTag<Mode::kStaticPages>,
+                     ModeTag<Mode::kAutoPages>>;
 
 struct TransportName {
   template <class T>
@@ -79,7 +80,7 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
 
   // Each way's own path was taken somewhere.
   constexpr Mode mode = TypeParam::value;
-  if (mode == Mode::kStaticPages) {
+  if (IsPages(mode)) {
     // Windows of many chunks (256 tokens each) with few senders: most chunks stay unmarked.
     options.scale = 12;
     options.edge_factor = 8;
@@ -113,7 +114,7 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
     EXPECT_GT(t.shadow, 0u) << "no shadow iteration";
     EXPECT_GT(t.delayed, 0u) << "no scatter was delayed";
   }
-  if (mode == Mode::kAuto) {
+  if (IsAuto(mode)) {
     EXPECT_GT(t.auto_builds, 0u) << "auto built no dynamic shards";
   }
   if (mode == Mode::kStaticSync || mode == Mode::kStaticAsync) {
@@ -122,7 +123,7 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
   if (mode == Mode::kStaticStreamed) {
     EXPECT_GT(t.streamed, 0u) << "no one-vertex interval was streamed";
   }
-  if (mode == Mode::kStaticPages) {
+  if (IsPages(mode)) {
     EXPECT_GT(t.skipped, 0u) << "page grain read every chunk of every window";
   }
 }
