@@ -1,6 +1,7 @@
 #include "engine/interval_io.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 
@@ -158,18 +159,34 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
   }
   const uint64_t unit =
       std::max(adjacency_[p].alignment(), use_weights_ ? weights_[p].alignment() : uint32_t{1});
+  // Each file's bytes land at the same place of their buffer whatever the request, so a range
+  // that touches or overlaps the one before it in the same file joins it: the runs of chunks
+  // of adjacent windows (at page grain) cost one request, as whole windows do.
+  size_t tail[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};  // targets, weights, messages: the last
+  auto push = [&](int kind, const IoFile* file, uint64_t offset, std::byte* buffer,
+                  uint64_t length) {
+    if (tail[kind] != SIZE_MAX) {
+      IoRequest& r = requests_[tail[kind]];
+      if (offset >= r.offset && offset <= r.offset + r.length) {
+        r.length = std::max(r.length, offset + length - r.offset);
+        return;
+      }
+    }
+    tail[kind] = requests_.size();
+    requests_.push_back({file, offset, buffer, length});
+  };
   // Edges [first, last) of shard p; their messages [m0, m1) of p's edge value file.
   auto add = [&](uint64_t first, uint64_t last, uint64_t m0, uint64_t m1) {
     if (last > first) {
       const Cover t = CoverOf(first * 4, last * 4, unit);
-      requests_.push_back({&adjacency_[p], header.targets_pos + t.offset,
-                           data.targets.data() + t.offset, t.length});
+      push(0, &adjacency_[p], header.targets_pos + t.offset, data.targets.data() + t.offset,
+           t.length);
       if (use_weights_) {
-        requests_.push_back({&weights_[p], t.offset, data.weights.data() + t.offset, t.length});
+        push(1, &weights_[p], t.offset, data.weights.data() + t.offset, t.length);
       }
     }
     if (messages && m1 > m0) {
-      requests_.push_back({&values_->file(p), m0, data.values.data() + m0, m1 - m0});
+      push(2, &values_->file(p), m0, data.values.data() + m0, m1 - m0);
     }
   };
   // Runs of wanted windows, each read as one aligned range of targets, messages and weights;
