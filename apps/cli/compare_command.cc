@@ -131,8 +131,8 @@ int RunCompare(const std::vector<std::string>& args) {
   add("input", po::value(&c.input)->required(), "graph file or shard set directory");
   add("modes", po::value(&c.modes)->default_value(c.modes),
       "the shard modes to run, comma-separated: static, pages (static, reading and writing "
-      "windows at page grain: needle run --windows pages), ads, ods, auto (static first: the "
-      "others are compared with it)");
+      "windows at page grain: needle run --windows pages), ads, ods, auto (at page grain too, "
+      "as needle run --mode auto; static first: the others are compared with it)");
   add("direct", po::bool_switch(&c.direct),
       "O_DIRECT for every run (cold); else the shard set is dropped from the page cache "
       "before each run");

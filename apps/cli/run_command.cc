@@ -158,9 +158,9 @@ int RunRun(const std::vector<std::string>& args) {
   add("mode", po::value(&c.mode)->default_value("static"),
       "which edges an iteration reads: static (all of them), ads (dynamic shards rebuilt after "
       "every iteration from the edges that carried messages), ods (dynamic shards rebuilt "
-      "only in shadow iterations) or auto (ods, building dynamic shards only when the I/O "
-      "cost model, fed with what the run measured, says it pays); the dynamic modes apply to "
-      "the static transport");
+      "only in shadow iterations) or auto (the static shards read at page grain, dynamic shards "
+      "built only when the I/O cost model, fed with what the run measured, says they pay); "
+      "the dynamic modes apply to the static transport");
   add("shadow-below",
       po::value(&c.shadow_below)->default_value(Real{kDefaultShadowBelow}, "0.3"),
       "ads, ods: the first shadow iteration (and dynamic shards) come once fewer than this "
