@@ -3,8 +3,8 @@
 # otherwise (static windows transport, the same --memory), each mode REPEATS times, the modes
 # taking turns (MODES="..." picks others, static first; "pages" is static with --windows
 # pages, "auto" reads the static shards at page grain as needle run does by default, and
-# "auto-whole" is auto with --windows whole). Give --direct among the extra options for cold runs (O_DIRECT: no page cache); else
-# warm.
+# "auto-whole" is auto with --windows whole). Give --direct among the extra options for cold
+# runs (O_DIRECT: no page cache); else warm.
 #
 # Usage: bench/dynamic_modes.sh APP GRAPH|SHARDS MEMORY [REPEATS=3] [EXTRA needle run options...]
 #   e.g. bench/dynamic_modes.sh pagerank /work/data/cnr-2000.txt.gz 50M 3

@@ -116,8 +116,8 @@ void ReadMarked(IoBackend& io, const ShardSet& from, const EdgeValueFiles& value
   marks.ForEachRun(q, r, [&](uint64_t first, uint64_t end) {
     const uint64_t at = (first - base) * width;
     const uint64_t stop = end == last ? bytes : (end - base) * width;
-    requests.push_back(
-        IoRequest{&values.file(q), values.WindowOffset(q, r) + at, in.data() + at, stop - at, false});
+    requests.push_back(IoRequest{&values.file(q), values.WindowOffset(q, r) + at,
+                                 in.data() + at, stop - at, false});
   });
   if (!requests.empty()) io.Run(requests);
 }

@@ -42,8 +42,8 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
 // writes window (q, r) of `to` into `to_values`: an edge whose source has a run in both
 // windows gets its message in `from`, any other identity. Only windows that end up carrying a
 // message are written. from_marks: `from`'s windows are at page grain, and only their marked
-// chunks hold messages (the rest is read as identity). Returns to's carries (shard-major P × P). Throws Error when a source's
-// run differs between the sets (a damaged dynamic shard).
+// chunks hold messages (the rest is read as identity). Returns to's carries (shard-major
+// P × P). Throws Error when a source's run differs between the sets (a damaged dynamic shard).
 std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from_dynamic,
                                   const EdgeValueFiles& from_values,
                                   const std::vector<uint8_t>& from_carries, const ShardSet& to,

@@ -12,11 +12,11 @@
 // neither read nor rewritten; one whose messages were consumed is overwritten with identity()
 // by its source interval's next turn, or by Clear() when that interval is not computed.
 //
-// At page grain (`chunks`, the marks of `set`'s windows; window_chunks.h) a turn writes only the chunks of its out-windows
-// that hold a message, and a load reads only those chunks of the windows it wants (and the
-// targets under them; all of (p, p)'s targets when the turn will pass over p's own messages):
-// window (q, p)'s marks are replaced at p's turn and read by q's next,
-// and a chunk left unmarked is never read, so quiet windows need no clearing. The window the
+// At page grain (`chunks`, the marks of `set`'s windows; window_chunks.h) a turn writes only
+// the chunks of its out-windows that hold a message, and a load reads only those chunks of
+// the windows it wants (and the targets under them; all of (p, p)'s targets when the turn will
+// pass over p's own messages): window (q, p)'s marks are replaced at p's turn and read by q's
+// next, and a chunk left unmarked is never read, so quiet windows need no clearing. The window the
 // computing interval may fill is still read whole (its messages come from the scatter buffer).
 // Windows into a streamed interval are written whole.
 //
