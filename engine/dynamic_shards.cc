@@ -108,9 +108,7 @@ void ReadMarked(IoBackend& io, const ShardSet& from, const EdgeValueFiles& value
                 std::vector<IoRequest>& requests) {
   const size_t width = identity.size();
   const uint64_t bytes = values.WindowBytes(q, r);
-  for (uint64_t at = 0; at + width <= bytes; at += width) {
-    std::memcpy(in.data() + at, identity.data(), width);
-  }
+  FillMessages(in.data(), bytes / width, identity.data(), width);
   const uint64_t base = from.Window(q, r).first_edge, last = from.Window(q, r + 1).first_edge;
   requests.clear();
   marks.ForEachRun(q, r, [&](uint64_t first, uint64_t end) {
@@ -289,9 +287,7 @@ std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from
           }
           their += theirs[k++].count;
         } else {
-          for (uint64_t e = 0; e < run.count; ++e) {
-            std::memcpy(dst + e * width, identity.data(), width);
-          }
+          FillMessages(dst, run.count, identity.data(), width);
         }
         at += run.count;
       }

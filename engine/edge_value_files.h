@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@
 #include "shards/shard_set.h"
 
 namespace needle {
+
+// Writes `count` copies of one message, `width` bytes, from `dst` on (an identity() window, a
+// streamed interval's one message).
+inline void FillMessages(std::byte* dst, uint64_t count, const std::byte* message, size_t width) {
+  for (uint64_t e = 0; e < count; ++e) std::memcpy(dst + e * width, message, width);
+}
 
 class EdgeValueFiles {
  public:

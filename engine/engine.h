@@ -100,7 +100,7 @@ class Engine {
     mode_ = options_.mode;
     // Page grain on the static shards' windows, in every mode (dynamic shard sets are read
     // whole: they hold the edges that carried messages).
-    chunked_ = options_.page_windows;
+    const bool chunked = options_.page_windows;
     threads_ = ThreadCount(options_.threads);
     route_ = UsesRoute(options_.gather, threads_);
     size_t largest = 0;
@@ -112,7 +112,7 @@ class Engine {
                         sizeof(VertexValue), options_.memory_bytes, values_in_memory,
                         options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
                         route_ ? Router::RouteBytes(threads_) : 0,
-                        chunked_ ? WindowChunks::Bytes(set, sizeof(EdgeValue)) : 0);
+                        chunked ? WindowChunks::Bytes(set, sizeof(EdgeValue)) : 0);
     };
     // Dynamic shards add a flag per vertex, the delay buffer and two build buffers. The delay
     // buffer lives with the vertex values: in memory beside them when they are, else in the
@@ -164,9 +164,9 @@ class Engine {
       mode_ = ShardMode::kStatic;
     }
     if (options_.detail) options_.detail(plan_.Describe());
-    if (chunked_ && plan_.transport == TransportChoice::kStatic) {
+    if (chunked && plan_.transport == TransportChoice::kStatic) {
       marks_.emplace(set, sizeof(EdgeValue));
-    } else if (chunked_ && options_.log) {
+    } else if (chunked && options_.log) {
       options_.log(
           "page grain not used: the shard set is held in memory, so no window is read from "
           "disk");
@@ -498,7 +498,6 @@ class Engine {
   // block is gathered at once. Blocks are fixed, so results do not depend on the thread count.
   static constexpr uint32_t kSweepBlock = 4096;
   bool route_ = false;  // dense passes gather through router_
-  bool chunked_ = false;  // static windows at page grain (EngineOptions::page_windows)
   using Router = RoutedGather<EdgeValue, kSweepBlock>;
   Router router_;
   bool sweep_ = false;

@@ -116,7 +116,7 @@ void IntervalIo::WriteWindowRepeated(uint32_t q, uint32_t p, const std::byte* me
   // on a direct file, is padded to one): the pattern lines up in every piece.
   const uint64_t unit = std::lcm<uint64_t>(width, kDirectAlignment);
   const uint64_t piece = std::min(AlignDown(buffer.size(), unit), AlignUp(end - begin, unit));
-  for (uint64_t b = 0; b < piece; b += width) std::memcpy(buffer.data() + b, message, width);
+  FillMessages(buffer.data(), piece / width, message, width);
   requests_.clear();
   for (uint64_t at = begin; at < end; at += piece) {
     requests_.push_back({&values_->file(q), at, buffer.data(), std::min(piece, end - at),

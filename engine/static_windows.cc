@@ -30,9 +30,7 @@ StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValu
       segments_at_(set.num_intervals() + 1, 0) {
   if (chunks_) {
     pattern_.resize(chunks_->chunk_bytes());
-    for (size_t b = 0; b < pattern_.size(); b += identity_.size()) {
-      std::memcpy(pattern_.data() + b, identity_.data(), identity_.size());
-    }
+    FillMessages(pattern_.data(), chunks_->chunk_edges(), identity_.data(), identity_.size());
     io.SetChunks(chunks_);
   }
   for (auto& d : data_) io.Allocate(d);
@@ -252,7 +250,7 @@ void StaticWindows::WriteQuiet() {
     // Every window, written or not: a prefetched interval is patched from all of them.
     std::byte* window = OutWindow(q);
     const uint64_t edges = set_->Window(q, p + 1).first_edge - set_->Window(q, p).first_edge;
-    for (uint64_t e = 0; e < edges; ++e) std::memcpy(window + e * width, identity_.data(), width);
+    FillMessages(window, edges, identity_.data(), width);
   }
   io_->StartWriteBack(*out_, write_);
 }
