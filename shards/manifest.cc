@@ -146,6 +146,7 @@ std::string ShardingChoices::DifferenceFrom(const ShardingChoices& other) const 
     };
     return "it was cut into " + asked(other.intervals) + ", not " + asked(intervals);
   }
+  if (order != other.order) return "it was built with --order " + other.order;
   return "";
 }
 
@@ -168,6 +169,7 @@ std::string Manifest::Serialize() const {
         << choices.costs.vertex << "\n";
   }
   if (choices.intervals != 0) out << "intervals-asked " << choices.intervals << "\n";
+  if (choices.order != "input") out << "order " << choices.order << "\n";
   out << "vertices " << num_vertices << "\n";
   out << "edges " << num_edges << "\n";
   out << "weighted " << (weighted ? 1 : 0) << "\n";
@@ -286,6 +288,10 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
       const uint64_t v = num(1);
       if (v == 0 || v > kMaxIntervals) throw fail("intervals-asked out of range");
       m.choices.intervals = static_cast<uint32_t>(v);
+    } else if (key == "order") {  // absent: the input's
+      need(1);
+      if (t[1] != "bfs") throw fail("order must be bfs (the input's order is not written)");
+      m.choices.order = t[1];
     } else if (key == "vertices") {
       need(1);
       m.num_vertices = num(1);
@@ -362,6 +368,7 @@ Manifest Manifest::Parse(const std::string& path, std::string_view text) {
   }
   expected[kWindowsName] = ShardAlignUp(window_bytes);
   expected[kDegreesName] = ShardAlignUp(degree_bytes);
+  if (m.choices.order != "input") expected[kOrderName] = ShardAlignUp(degree_bytes / 2);
   for (uint32_t p = 0; p < intervals; ++p) {
     expected[ShardFileName(p, ".adj")] = kAnySize;
     if (m.weighted) expected[ShardFileName(p, ".val")] = kAnySize;  // unweighted: every weight 1

@@ -3,7 +3,8 @@
 //
 // Text, one `key value...` per line, opening with "needle-shards <version>" and closing with
 // "manifest-hash <hex>" over all the bytes before that line. The choices added after version 1
-// was first written ("symmetrize 1", "interval-costs IN OUT VERTEX") appear only when they are
+// was first written ("symmetrize 1", "interval-costs IN OUT VERTEX", "order bfs") appear only
+// when they are
 // not the default, and a manifest without them has the defaults: a set sharded with default
 // choices has the same manifest as before they existed (and stays reusable), while an older
 // needle refuses a set that needs them (an unknown key) instead of misreading it. It is written
@@ -75,6 +76,7 @@ struct ShardingChoices {
   bool symmetrize = false;  // every edge u->v also sharded as v->u (a self-loop once)
   IntervalCosts costs;      // the per-edge and per-vertex bytes the intervals were planned with
   uint32_t intervals = 0;   // the number of intervals asked for (0: the fewest that fit)
+  std::string order = "input";  // the vertices' numbering (vertex_order.h): "input" or "bfs"
   // Empty when equal, else why not, from this side: e.g. "symmetrize differs: it was built
   // without --symmetrize".
   std::string DifferenceFrom(const ShardingChoices& other) const;

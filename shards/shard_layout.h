@@ -12,6 +12,8 @@
 //                     shard q, packed (run_codec.h), behind a header of P + 1 uint64 byte
 //                     offsets (window (q, p) starts at offset q; offset P is the end)
 //   degrees.bin       out-degrees then in-degrees, uint32 per vertex
+//   order.bin         a set sharded with --order bfs only: the input id of every vertex of
+//                     the set, uint32 in the set's order (vertex_order.h)
 //
 // Adjacency file: a 4 KiB header, then the targets section, 4 bytes per edge, from byte 4096
 // (so any window can be read with O_DIRECT). A run is (source, count): `count` consecutive
@@ -41,6 +43,7 @@ inline constexpr uint64_t kShardAlignment = 4096;
 inline constexpr const char* kManifestName = "manifest";
 inline constexpr const char* kWindowsName = "windows.idx";
 inline constexpr const char* kDegreesName = "degrees.bin";
+inline constexpr const char* kOrderName = "order.bin";
 
 // A run of a shard's edges that leave one source, as the scatter index packs it.
 struct SourceRun {

@@ -226,6 +226,30 @@ uint64_t ShardSet::BytesOf(const std::string& suffix) const {
   return total;
 }
 
+std::vector<VertexId> ShardSet::InputIds() const {
+  if (!reordered()) return {};
+  const std::string path = dir_ + "/" + kOrderName;
+  const ManifestFile* file = manifest_.File(kOrderName);
+  const uint64_t n = manifest_.num_vertices;
+  std::vector<VertexId> ids(n);
+  if (FileDigest(path) != file->digest) {
+    throw Error(path, "checksum mismatch: the file is corrupt (rebuild the shard set)");
+  }
+  UniqueFd fd = OpenForReading(path);
+  ReadFully(fd.get(), path, ids.data(), n * sizeof(VertexId), 0);
+  std::vector<bool> seen(n, false);
+  for (uint64_t v = 0; v < n; ++v) {
+    if (ids[v] >= n || seen[ids[v]]) {
+      throw Error::AtByte(path, v * sizeof(VertexId),
+                          "input id " + std::to_string(ids[v]) +
+                              (ids[v] >= n ? " is not a vertex" : " appears twice") +
+                              ": the order is not a permutation of the vertices");
+    }
+    seen[ids[v]] = true;
+  }
+  return ids;
+}
+
 void EvictShardSet(const std::string& dir) {
   const Manifest m = ReadManifest(dir);
   for (const ManifestFile& f : m.files) EvictFromPageCache(dir + "/" + f.name);

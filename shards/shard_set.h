@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/file_lock.h"
+#include "base/types.h"
 #include "shards/manifest.h"
 #include "shards/shard_layout.h"
 
@@ -53,6 +54,13 @@ class ShardSet {
   uint64_t ScatterOffset(uint32_t shard, uint32_t interval) const {
     return scatter_offsets_[static_cast<size_t>(interval) * (num_intervals() + 1) + shard];
   }
+  // Whether the set numbers its vertices in another order than the input's (--order bfs,
+  // vertex_order.h); InputIds() then maps them back.
+  bool reordered() const { return manifest_.choices.order != "input"; }
+  // Per vertex of the set, its input id, from order.bin: always checked against its digest
+  // and for being a permutation of the vertices (Error naming the file and the first bad
+  // entry). Empty for a set in input order.
+  std::vector<VertexId> InputIds() const;
   // Bytes on disk of the files whose names end in `suffix` (".adj", ".val", ".idx", ".bin").
   uint64_t BytesOf(const std::string& suffix) const;
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -160,8 +161,8 @@ class Sharder {
   }
 
   static ShardingChoices Choices(const ShardOptions& o) {
-    return ShardingChoices{o.memory_bytes, o.format_name, o.weights_name,
-                           o.symmetrize,   o.costs,       o.intervals};
+    return ShardingChoices{o.memory_bytes, o.format_name, o.weights_name, o.symmetrize,
+                           o.costs,        o.intervals,   o.order};
   }
 
  private:
@@ -185,11 +186,13 @@ class Sharder {
       num_vertices_ = *n;
       PlanFloor();
     }
+    if (options_.order == kBreadthFirstOrder) Order();
     // Reads of the bucket file go through two staging buffers of 1/64 of the budget each.
     BucketLog log(*io_, tmp_ + "/buckets.bin", sizeof(Record),
                   BlockEdges(reader.weighted()) * (options_.symmetrize ? 2 : 1),
                   std::clamp<uint64_t>(Usable() / 64, 16 << 10, 4 << 20));
     ReadAndBucket<Record>(reader, log);
+    std::vector<VertexId>().swap(set_id_);
     phase_done(&report_.read_seconds);
     // With room for dynamic shards, plan for --memory less what they add for the largest
     // interval of the plan: first guessed as an eighth of the vertices, then, if the plan's
@@ -236,6 +239,27 @@ class Sharder {
   void Log(const std::string& line) const {
     if (options_.log) options_.log(line);
   }
+  // Numbers the vertices breadth-first (vertex_order.h) from a read of its own.
+  void Order() {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_ptr<GraphReader> reader = GraphReader::Open(input_, ReaderOptions());
+    VertexOrder order = BreadthFirst(*reader, options_.memory_bytes);
+    num_vertices_ = std::max<uint64_t>(num_vertices_, order.input_id.size());
+    WriteOrder(order.input_id);
+    set_id_ = std::move(order.set_id);
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.2f s",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    Log("ordered " + std::to_string(order.input_id.size()) + " vertices breadth-first in " +
+        seconds);
+  }
+  // order.bin: the input id of every vertex of the set, uint32 in set order.
+  void WriteOrder(const std::vector<VertexId>& input_id) {
+    HashingWriter w(*io_, tmp_ + "/" + kOrderName, FileKind::kOther, &write_buffers_);
+    w.Write(input_id.data(), input_id.size() * sizeof(VertexId));
+    const uint64_t size = ShardAlignUp(w.position());
+    AddFile(kOrderName, size, w.Finish());
+  }
   void Progress(int phase, uint64_t done, uint64_t total) const {
     if (options_.progress) options_.progress(phase, done, total);
   }
@@ -245,7 +269,8 @@ class Sharder {
                ? options_.memory_bytes - kSharderReserveBytes
                : 0;
   }
-  // Planning holds the degree arrays (8 B a vertex) besides the process's reserve.
+  // Planning holds the degree arrays (8 B a vertex) besides the process's reserve. (With
+  // --order bfs, pass 1 holds the map to the set's ids, 4 B a vertex, freed before planning.)
   uint64_t PlanFloor() const {
     const uint64_t floor = kReservedBytes + 8 * num_vertices_;
     if (options_.memory_bytes <= floor) {
@@ -318,9 +343,10 @@ class Sharder {
     uint64_t ids = 0;       // 1 + the largest id seen
     uint64_t reversed = 0;  // edges that are not self-loops: each gains a reverse when symmetrized
     for (;;) {
-      const EdgeBlock b = reader.ReadEdges(position, buffers);
+      EdgeBlock b = reader.ReadEdges(position, buffers);
       const uint64_t count = b.size();
       if (count == 0) break;
+      if (!set_id_.empty()) b = Renumber(b, buffers);
       VertexId top = 0;
       uint64_t non_loops = 0;
 #pragma omp parallel for num_threads(threads_) reduction(max : top) reduction(+ : non_loops)
@@ -348,6 +374,24 @@ class Sharder {
     num_vertices_ = std::max(ids, reader.num_vertices().value_or(0));
     FitIds(num_vertices_);
     reader.Close();
+  }
+
+  // Block b in the set's ids, in `buffers` (where b may already be).
+  EdgeBlock Renumber(const EdgeBlock& b, const EdgeBuffers& buffers) const {
+    const VertexId* set_id = set_id_.data();
+    const uint64_t ids = set_id_.size();
+    const uint64_t count = b.size();
+    bool outside = false;
+#pragma omp parallel for num_threads(threads_) reduction(|| : outside)
+    for (uint64_t i = 0; i < count; ++i) {
+      const VertexId u = b.sources[i], v = b.targets[i];
+      outside = outside || u >= ids || v >= ids;
+      buffers.sources[i] = u < ids ? set_id[u] : u;
+      buffers.targets[i] = v < ids ? set_id[v] : v;
+    }
+    if (outside) throw Error(input_, "changed while it was being sharded; shard it again");
+    return EdgeBlock{b.first_edge, buffers.sources.first(count), buffers.targets.first(count),
+                     b.weights};
   }
 
   // Groups block b's records (and their reverses) by bucket into out; returns the bucket
@@ -648,6 +692,7 @@ class Sharder {
   std::vector<uint64_t> bucket_counts_;
   std::vector<uint64_t> interval_edges_;  // in-edges of each interval
   HugeArray<uint32_t> out_degree_, in_degree_;
+  std::vector<VertexId> set_id_;          // --order bfs, in pass 1: each input id's in the set
   std::unique_ptr<IoBackend> io_;         // writes the shard set's files
   WriteBuffers write_buffers_;            // lent to each file's writer in turn
   std::array<uint32_t, 1 << 16> column_;  // a piece of a shard's targets or values
@@ -663,8 +708,8 @@ class Sharder {
 
 }  // namespace
 
-std::string DefaultShardDir(const std::string& input, bool symmetrize) {
-  return input + (symmetrize ? ".sym.shards" : ".shards");
+std::string DefaultShardDir(const std::string& input, bool symmetrize, const std::string& order) {
+  return input + (symmetrize ? ".sym" : "") + (order == kInputOrder ? "" : "." + order) + ".shards";
 }
 
 // Whether `dir` looks like (part of) a shard set: empty, or with a manifest that says it is a
@@ -768,7 +813,8 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
 
 ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   const std::string dir =
-      options.out_dir.empty() ? DefaultShardDir(input, options.symmetrize) : options.out_dir;
+      options.out_dir.empty() ? DefaultShardDir(input, options.symmetrize, options.order)
+                              : options.out_dir;
   InputFingerprint fingerprint = InputFingerprint::Stat(input);
   for (const std::string& other : options.reuse_from) {
     std::error_code ec;

@@ -19,7 +19,9 @@
 // With `symmetrize`, every input edge u->v is sharded as u->v and v->u (a self-loop u->u
 // once), both with its weight: the degrees, intervals, shards, windows, degrees.bin and the
 // manifest's edge count all describe that symmetrized graph. It is a sharding choice, like
-// the budget and the interval costs: recorded in the manifest and compared on reuse.
+// the budget, the interval costs and the vertex order: recorded in the manifest and compared
+// on reuse. With order "bfs" (vertex_order.h) a pass over the input before pass 1 numbers the
+// vertices; pass 1 renumbers every edge as it reads it, and order.bin maps the set's ids back.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,7 @@
 #include "shards/intervals.h"
 #include "shards/manifest.h"
 #include "shards/shard_set.h"
+#include "shards/vertex_order.h"
 
 namespace needle {
 
@@ -41,8 +44,10 @@ struct ShardOptions {
   ReadOptions read;                  // format, weights, threads of the input reader
   std::string format_name = "auto";  // as given on the command line (recorded)
   std::string weights_name = "auto";
-  std::string out_dir;      // default: DefaultShardDir(GRAPH, symmetrize)
+  std::string out_dir;      // default: DefaultShardDir(GRAPH, symmetrize, order)
   bool symmetrize = false;  // shard every edge u->v also as v->u (a self-loop once)
+  // The vertices' numbering in the set (vertex_order.h): "input" or "bfs".
+  std::string order = kInputOrder;
   IntervalCosts costs;      // per-edge and per-vertex bytes the intervals are planned with
   // Cut into this many intervals (GraphChi's nshards; fewer only when the ids do not allow
   // that many cuts), refused when they do not fit --memory; 0: the fewest that fit.
@@ -102,8 +107,10 @@ struct ShardReport {
 // std::invalid_argument when the budget cannot work.
 ShardReport ShardGraph(const std::string& input, const ShardOptions& options);
 
-// The default output directory for `input`: "<input>.shards", or "<input>.sym.shards" for
-// its symmetrized set (so that the two can live side by side).
-std::string DefaultShardDir(const std::string& input, bool symmetrize = false);
+// The default output directory for `input`: "<input>.shards", "<input>.sym.shards" for its
+// symmetrized set, "<input>.bfs.shards" or "<input>.sym.bfs.shards" in breadth-first order (so
+// that they can live side by side).
+std::string DefaultShardDir(const std::string& input, bool symmetrize = false,
+                            const std::string& order = kInputOrder);
 
 }  // namespace needle

@@ -2,6 +2,8 @@
 // components, --verify against union-find (compared as a partition).
 #include <algorithm>
 #include <bit>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,9 +16,10 @@
 namespace needle::cli {
 namespace {
 
-void PrintTop(const RunConfig& c, const ShardSet& set, Engine<apps::ConnectedComponents>& engine) {
+void PrintTop(const RunConfig& c, const ShardSet& set,
+              RunValues<apps::ConnectedComponents>& values) {
   std::vector<uint32_t> size(set.manifest().num_vertices, 0);
-  engine.ForEachInterval([&](VertexId, std::span<const uint32_t> labels) {
+  values.ForEach([&](VertexId, std::span<const uint32_t> labels) {
     for (uint32_t label : labels) ++size[label];
   });
   std::vector<std::pair<uint32_t, VertexId>> components;
@@ -69,12 +72,26 @@ int RunComponents(const RunConfig& c, const ShardSet& set, const EngineOptions& 
   app.binary = [](uint32_t label, std::string& bytes) {
     bytes.append(reinterpret_cast<const char*>(&label), sizeof label);
   };
-  app.top = [&](Engine<apps::ConnectedComponents>& engine) { PrintTop(c, set, engine); };
+  app.top = [&](RunValues<apps::ConnectedComponents>& values) { PrintTop(c, set, values); };
+  // A label is the least id of its component in the set's order: made the least input id, so
+  // that the output is the same whatever the order.
+  app.to_input_ids = [](const RunValues<apps::ConnectedComponents>::Scan& scan,
+                        std::span<const VertexId> input_ids) {
+    auto least = std::make_shared<std::vector<uint32_t>>(input_ids.size(), kNoVertex);
+    scan([&](VertexId first, std::span<const uint32_t> labels) {  // per label of the set
+      for (size_t i = 0; i < labels.size(); ++i) {
+        uint32_t& l = (*least)[labels[i]];
+        l = std::min(l, input_ids[first + i]);
+      }
+    });
+    return std::function<void(uint32_t&)>([least](uint32_t& label) { label = (*least)[label]; });
+  };
+
   app.changed = "label changes";
   app.oracle = "union-find (the same partition)";
   app.oracle_values_per_vertex = 1;  // a uint32 parent and label per vertex: under one double
-  app.verify = [](const Csr& g, Engine<apps::ConnectedComponents>& engine) {
-    const std::vector<uint32_t> labels = GatherValues(engine, [](uint32_t l) { return l; });
+  app.verify = [](const Csr& g, RunValues<apps::ConnectedComponents>& values) {
+    const std::vector<uint32_t> labels = GatherValues(values, [](uint32_t l) { return l; });
     return oracle::ComparePartition(oracle::ConnectedComponents(g), labels);
   };
   return RunProgram(c, set, options, outputs, apps::ConnectedComponents{}, app);

@@ -38,6 +38,10 @@ int DescribeShardSet(const std::string& dir) {
               m.choices.symmetrize ? ", --symmetrize" : "");
   std::printf("%-16s %s\n", "symmetrized:",
               m.choices.symmetrize ? "yes (every edge u->v also as v->u, a self-loop once)" : "no");
+  std::printf("%-16s %s\n", "vertex order:",
+              m.choices.order == "input"
+                  ? "input (the input's ids)"
+                  : "bfs (breadth-first; order.bin maps the set's ids to the input's)");
   std::printf("%-16s %s%s\n", "interval costs:", m.choices.costs.ToString().c_str(),
               m.choices.costs.is_default() ? " (default)" : " (program-specific)");
   std::printf("%-16s %llu\n", "vertices:", static_cast<unsigned long long>(m.num_vertices));

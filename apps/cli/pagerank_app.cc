@@ -18,10 +18,10 @@ namespace {
 // the power iteration's (bench/pagerank_accuracy measures 8.7 to 10.5 t).
 constexpr double kStatedBound = 12;
 
-void PrintTop(const RunConfig& c, Engine<apps::PageRank>& engine) {
+void PrintTop(const RunConfig& c, RunValues<apps::PageRank>& values) {
   using Entry = std::pair<double, VertexId>;  // min-heap of the best K
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> best;
-  engine.ForEachInterval([&](VertexId first, std::span<const apps::PageRank::VertexValue> v) {
+  values.ForEach([&](VertexId first, std::span<const apps::PageRank::VertexValue> v) {
     for (size_t i = 0; i < v.size(); ++i) {
       best.emplace(v[i].rank, static_cast<VertexId>(first + i));
       if (best.size() > c.top.value) best.pop();
@@ -54,13 +54,13 @@ int RunPageRank(const RunConfig& c, const ShardSet& set, const EngineOptions& op
   app.binary = [](const apps::PageRank::VertexValue& v, std::string& bytes) {
     bytes.append(reinterpret_cast<const char*>(&v.rank), sizeof v.rank);
   };
-  app.top = [&](Engine<apps::PageRank>& engine) { PrintTop(c, engine); };
+  app.top = [&](RunValues<apps::PageRank>& values) { PrintTop(c, values); };
   app.changed = "rank updates sent";
   app.oracle = "a double-precision power iteration (ranks within 12 x --tolerance, relative)";
   app.oracle_values_per_vertex = 2;  // the previous and the next ranks
-  app.verify = [bound](const Csr& g, Engine<apps::PageRank>& engine) {
+  app.verify = [bound](const Csr& g, RunValues<apps::PageRank>& values) {
     const std::vector<double> ranks =
-        GatherValues(engine, [](const apps::PageRank::VertexValue& v) { return double{v.rank}; });
+        GatherValues(values, [](const apps::PageRank::VertexValue& v) { return double{v.rank}; });
     return oracle::CompareValues(oracle::PageRank(g), ranks, bound, 0);
   };
   return RunProgram(c, set, options, outputs, program, app);

@@ -73,7 +73,8 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
              RunOutputs& outputs, const std::vector<VertexId>& sources) {
   apps::ShortestPaths<K> program;
   program.sources.fill(kNoVertex);
-  std::copy(sources.begin(), sources.end(), program.sources.begin());
+  const std::vector<VertexId> set_sources = SetIds(set, sources);  // the same, in input order
+  std::copy(set_sources.begin(), set_sources.end(), program.sources.begin());
   const size_t used = sources.size();
   using Value = typename apps::ShortestPaths<K>::VertexValue;
   AppOutput<apps::ShortestPaths<K>> app;
@@ -95,21 +96,21 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
   app.changed = "distance improvements";
   app.oracle = "Dijkstra (distances within 1e-4, relative)";
   app.oracle_values_per_vertex = used + 1;  // the distances and Dijkstra's heap
-  app.verify = [&sources, used](const Csr& g, Engine<apps::ShortestPaths<K>>& engine) {
+  app.verify = [&sources, used](const Csr& g, RunValues<apps::ShortestPaths<K>>& values) {
     const std::vector<std::vector<double>> expected = oracle::ShortestPaths(g, sources);
     for (size_t k = 0; k < used; ++k) {
       const std::vector<double> actual =
-          GatherValues(engine, [k](const Value& d) { return double{d[k]}; });
+          GatherValues(values, [k](const Value& d) { return double{d[k]}; });
       const std::string difference =
           oracle::CompareValues(expected[k], actual, kRelativeTolerance, kAbsoluteTolerance);
       if (!difference.empty()) return "source " + std::to_string(sources[k]) + ": " + difference;
     }
     return std::string();
   };
-  app.top = [&](Engine<apps::ShortestPaths<K>>& engine) {
+  app.top = [&](RunValues<apps::ShortestPaths<K>>& values) {
     std::vector<std::pair<uint64_t, double>> reach(used, {0, 0.0});  // count, farthest
-    engine.ForEachInterval([&](VertexId, std::span<const Value> values) {
-      for (const Value& d : values) {
+    values.ForEach([&](VertexId, std::span<const Value> piece) {
+      for (const Value& d : piece) {
         for (size_t k = 0; k < used; ++k) {
           if (d[k] == apps::ShortestPaths<K>::kInfinity) continue;
           ++reach[k].first;

@@ -28,13 +28,19 @@ namespace {
 ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                      const ShardNeeds& needs, bool dynamic, const IoOptions& io) {
   const IntervalCosts& costs = needs.costs;
-  const std::string suffix =
+  std::string suffix =
       !needs.suffix.empty() ? needs.suffix : symmetrize ? ".sym.shards" : ".shards";
+  if (c.order != kInputOrder) suffix.insert(suffix.size() - 7, "." + c.order);  // .bfs.shards
   namespace fs = std::filesystem;
   if (fs::is_directory(c.input)) {
     if (c.intervals.value != 0) {
       throw UsageError("--intervals cuts a graph file as needle run shards it; " + c.input +
                        " is a shard set (cut it anew with 'needle shard GRAPH --intervals N')");
+    }
+    if (c.order != kInputOrder) {
+      throw UsageError("--order numbers a graph file's vertices as needle run shards it; " +
+                       c.input + " is a shard set (shard anew with 'needle shard GRAPH --order " +
+                       c.order + "')");
     }
     ShardSet set = ShardSet::Open(c.input, !c.skip_verify);
     if (symmetrize && !set.manifest().choices.symmetrize) {
@@ -74,6 +80,7 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                      std::to_string(c.intervals.value));
   }
   shard.intervals = c.intervals.value;
+  shard.order = c.order;
   ShardReport report = ShardWithProgress(c.input, shard, c.say, c.verbosity);
   if (!report.reused) {
     std::fprintf(c.say, "sharded %s -> %s (%s) in %.2f s\n", c.input.c_str(), report.dir.c_str(),
@@ -193,6 +200,10 @@ int RunRun(const std::vector<std::string>& args) {
   add("intervals", po::value(&c.intervals)->default_value(Whole<uint32_t>{0}, "0"),
       "when it shards GRAPH: cut into this many intervals (GraphChi's nshards; 0: the fewest "
       "that fit --memory); refused if they do not fit, or for a shard set directory");
+  add("order", po::value(&c.order)->default_value("input"),
+      "when it shards GRAPH: number the vertices input (the input's ids) or bfs (breadth-first, "
+      "so that an interval holds a region of the graph: fewer iterations on road networks; "
+      "-> GRAPH.bfs.shards); --out, --sources and --verify stay in input ids");
   add("room-for-dynamic", po::bool_switch(&c.room_for_dynamic),
       "when it shards GRAPH: plan the intervals with room for dynamic shards (a byte per "
       "vertex, the delay buffer, build buffers), as --mode ads, ods and auto do, so that one "
@@ -289,6 +300,9 @@ int RunRun(const std::vector<std::string>& args) {
     engine.mode = ParseShardMode(c.mode);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--mode ") + e.what());
+  }
+  if (!IsVertexOrder(c.order)) {
+    throw UsageError("--order must be input or bfs, not '" + c.order + "'");
   }
   if (c.windows != "whole" && c.windows != "pages" && c.windows != "auto") {
     throw UsageError("--windows is whole, pages or auto, not '" + c.windows + "'");

@@ -34,6 +34,7 @@ struct RunConfig {
   Real shadow_below{kDefaultShadowBelow};
   MemorySize delay_buffer{kDefaultDelayBufferBytes};
   Whole<uint32_t> intervals;  // when it shards GRAPH: cut into this many (0: the fewest)
+  std::string order = "input";  // when it shards GRAPH: the vertices' numbering (--order)
   bool skip_verify = false;
   bool room_for_dynamic = false;  // --room-for-dynamic (implied by --mode ads, ods, auto)
   bool verify = false;  // --verify: compare with the app's serial oracle after the run

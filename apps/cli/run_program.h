@@ -3,15 +3,18 @@
 // --verify, and pick the exit status. An app (apps/cli/*_app.cc) supplies an AppOutput.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "apps/cli/run_config.h"
 #include "apps/cli/verify.h"
 #include "engine/engine.h"
+#include "shards/shard_set.h"
 
 namespace needle::cli {
 
@@ -19,6 +22,98 @@ inline constexpr int kExitNotConverged = 3;
 inline constexpr int kExitVerifyFailed = 4;
 
 static_assert(std::endian::native == std::endian::little, ".npy output is written as '<' types");
+
+// A finished run's values by input id, for --out, --top and --verify: the engine's own, an
+// interval at a time, when the set keeps the input's order. For a set in another order
+// (--order bfs) they are put in input order through order.bin in pieces of at most
+// `piece_bytes`, each piece one scan of the engine's values (so a graph whose values exceed
+// the budget takes several), with `to_input_ids` applied (values that are vertex ids, such as
+// CC's labels, turned into input ids).
+template <class Program>
+class RunValues {
+ public:
+  using Value = typename Program::VertexValue;
+  using Block = std::function<void(VertexId first, std::span<const Value>)>;
+  // Calls a Block over every interval of the set, in the set's ids.
+  using Scan = std::function<void(const Block&)>;
+  // Given a scan and the input ids, what turns one value into input ids.
+  using ToInputIds =
+      std::function<std::function<void(Value&)>(const Scan&, std::span<const VertexId>)>;
+  // The bytes a reordered set holds besides its pieces: the input ids, and as much again for
+  // to_input_ids; and the smallest piece.
+  static constexpr uint64_t kBytesPerVertex = 2 * sizeof(VertexId);
+  static constexpr uint64_t kMinPieceBytes = (uint64_t{1} << 16) * sizeof(Value);
+
+  RunValues(const ShardSet& set, Engine<Program>& engine, ToInputIds to_input_ids,
+            uint64_t piece_bytes)
+      : set_(set),
+        engine_(engine),
+        to_input_ids_(std::move(to_input_ids)),
+        piece_(std::max<uint64_t>(piece_bytes, kMinPieceBytes) / sizeof(Value)) {}
+
+  // f(first input id, values of the ids from there), over all vertices in input order.
+  template <class F>
+  void ForEach(F&& f) {
+    if (!set_.reordered()) {
+      engine_.ForEachInterval(f);
+      return;
+    }
+    const uint64_t n = set_.manifest().num_vertices;
+    if (input_ids_.empty() && n > 0) {
+      input_ids_ = set_.InputIds();
+      if (to_input_ids_) {
+        relabel_ = to_input_ids_([this](const Block& block) { engine_.ForEachInterval(block); },
+                                 input_ids_);
+      }
+    }
+    std::vector<Value> piece;
+    for (uint64_t begin = 0; begin < n; begin += piece_) {
+      const uint64_t count = std::min<uint64_t>(piece_, n - begin);
+      piece.resize(count);
+      engine_.ForEachInterval([&](VertexId first, std::span<const Value> v) {
+        for (size_t i = 0; i < v.size(); ++i) {
+          const uint64_t at = uint64_t{input_ids_[first + i]} - begin;
+          if (at < count) piece[at] = v[i];
+        }
+      });
+      if (relabel_) {
+        for (Value& x : piece) relabel_(x);
+      }
+      constexpr uint64_t kBlock = uint64_t{1} << 16;  // what f builds of a block stays small
+      for (uint64_t at = 0; at < count; at += kBlock) {
+        f(static_cast<VertexId>(begin + at),
+          std::span<const Value>(piece).subspan(at, std::min(kBlock, count - at)));
+      }
+    }
+  }
+
+ private:
+  const ShardSet& set_;
+  Engine<Program>& engine_;
+  ToInputIds to_input_ids_;
+  uint64_t piece_;  // values per piece
+  std::vector<VertexId> input_ids_;
+  std::function<void(Value&)> relabel_;
+};
+
+// All values of a finished run, in input vertex order (for the oracle comparisons).
+template <class Program, class F>
+auto GatherValues(RunValues<Program>& values, F&& pick) {
+  std::vector<decltype(pick(std::declval<const typename Program::VertexValue&>()))> all;
+  values.ForEach([&](VertexId, std::span<const typename Program::VertexValue> v) {
+    for (const auto& x : v) all.push_back(pick(x));
+  });
+  return all;
+}
+
+// Usage error before the run when a set in another order than the input's cannot put a run's
+// values in input order (RunValues: `bytes_per_vertex` and a piece of `min_piece_bytes`)
+// within `memory_bytes`.
+void CheckCanReorder(const ShardSet& set, uint64_t bytes_per_vertex, uint64_t min_piece_bytes,
+                     uint64_t memory_bytes);
+
+// A set's ids of the input ids `ids` (the same ids for a set in input order).
+std::vector<VertexId> SetIds(const ShardSet& set, const std::vector<VertexId>& ids);
 
 template <class Program>
 struct AppOutput {
@@ -35,7 +130,9 @@ struct AppOutput {
   uint64_t npy_columns = 0;
   std::function<void(const Value&, std::string&)> binary;
   // Prints the --top K summary.
-  std::function<void(Engine<Program>&)> top;
+  std::function<void(RunValues<Program>&)> top;
+  // Turns values that are vertex ids of the set into input ids (RunValues); empty: none are.
+  typename RunValues<Program>::ToInputIds to_input_ids;
   // What an iteration's changed_vertices count, for the progress line (every pass of an
   // interval counts its changes): "rank updates sent", "label changes".
   std::string changed = "vertices changed";
@@ -44,18 +141,8 @@ struct AppOutput {
   // Doubles the oracle holds per vertex (for the memory check before the run).
   uint64_t oracle_values_per_vertex = 1;
   // Empty when the run's values agree with the oracle's on `g`, else the first difference.
-  std::function<std::string(const Csr& g, Engine<Program>&)> verify;
+  std::function<std::string(const Csr& g, RunValues<Program>&)> verify;
 };
-
-// All values of a finished run, in vertex order (for the oracle comparisons).
-template <class Program, class F>
-auto GatherValues(Engine<Program>& engine, F&& pick) {
-  std::vector<decltype(pick(std::declval<const typename Program::VertexValue&>()))> all;
-  engine.ForEachInterval([&](VertexId, std::span<const typename Program::VertexValue> v) {
-    for (const auto& x : v) all.push_back(pick(x));
-  });
-  return all;
-}
 
 // "\t0.123456789" or "\tinf".
 void AppendNumber(std::string& line, double value);
@@ -66,6 +153,10 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   if (c.verify) {
     CheckCanVerify(set, app.oracle_values_per_vertex, c.memory.bytes, options.threads);
   }
+  if (c.verify || outputs.values || c.top.value > 0) {
+    CheckCanReorder(set, RunValues<Program>::kBytesPerVertex, RunValues<Program>::kMinPieceBytes,
+                    c.memory.bytes);
+  }
   EngineOptions o = options;
   outputs.reporter.DescribeMeasure(app.changed, ReportsChange<Program>);
   o.on_iteration = [&](const IterationStats& s) { outputs.reporter.Iteration(s); };
@@ -74,6 +165,8 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   }
   Engine<Program> engine(set, std::move(program), o);
   RunSummary summary = engine.Run();
+  // A reordered set's values go to input order in pieces of a quarter of the budget.
+  RunValues<Program> values(set, engine, app.to_input_ids, c.memory.bytes / 4);
   summary.program = c.app;
   summary.command = c.command;
   summary.parameters = app.parameters;
@@ -85,7 +178,7 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
     std::fprintf(c.say, "verifying against %s on %s...\n", app.oracle.c_str(),
                  set.manifest().input.path.c_str());
     std::fflush(c.say);
-    difference = app.verify(LoadVerifyGraph(set, options.threads), engine);
+    difference = app.verify(LoadVerifyGraph(set, options.threads), values);
     if (difference.empty()) {
       std::fprintf(c.say, "verified: %s agrees with %s\n", c.app.c_str(), app.oracle.c_str());
     }
@@ -102,7 +195,7 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   } else if (npy != nullptr) {
     npy->Write(NpyHeader(app.npy_descr, set.manifest().num_vertices, app.npy_columns));
     std::string bytes;
-    engine.ForEachInterval([&](VertexId, std::span<const typename Program::VertexValue> v) {
+    values.ForEach([&](VertexId, std::span<const typename Program::VertexValue> v) {
       bytes.clear();
       for (const auto& x : v) app.binary(x, bytes);
       npy->Write(bytes);
@@ -116,7 +209,7 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
     // A header line, so that table readers name the columns (and '#' lines are comments).
     out->Write("vertex\t" + app.header + "\n");
     std::string line;
-    engine.ForEachInterval([&](VertexId first, std::span<const typename Program::VertexValue> v) {
+    values.ForEach([&](VertexId first, std::span<const typename Program::VertexValue> v) {
       for (size_t i = 0; i < v.size(); ++i) {
         line = std::to_string(first + i);
         app.format(v[i], line);
@@ -127,7 +220,7 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
     out->Commit();
     if (!out->is_stdout()) std::fprintf(c.say, "wrote %s\n", out->path().c_str());
   }
-  if (c.top.value > 0) app.top(engine);
+  if (c.top.value > 0) app.top(values);
   if (!summary.converged) {
     std::fprintf(stderr, "needle: %s\n", NotConvergedMarker(c.app, summary).c_str());
     if (c.verify) std::fprintf(stderr, "needle: --verify: not checked, the run did not converge\n");

@@ -34,6 +34,11 @@ int RunShard(const std::vector<std::string>& args) {
       "--shards-dir to needle run); instead of --out");
   add("symmetrize", po::bool_switch(&shard.symmetrize),
       "shard every edge u->v also as v->u (a self-loop once), e.g. for connected components");
+  add("order", po::value(&shard.order)->default_value(kInputOrder),
+      "how the set numbers the vertices: input (the input's ids) or bfs (breadth-first over "
+      "the edges both ways, so that an interval holds a region of the graph: fewer iterations "
+      "on road networks; holds the graph in memory once; -> GRAPH.bfs.shards). Runs still "
+      "read and write input ids");
   int64_t intervals = 0;  // signed, so that a negative count is refused rather than wrapped
   add("intervals", po::value(&intervals)->default_value(0),
       "cut into this many intervals (GraphChi's nshards; 0: the fewest that fit --memory); "
@@ -53,7 +58,9 @@ int RunShard(const std::vector<std::string>& args) {
                         "[options]\n\n"
                         "examples:\n"
                         "  needle shard web.txt.gz --memory 2G            (-> web.txt.gz.shards)\n"
-                        "  needle shard roads.gr --symmetrize --shards-dir sets/\n\n"
+                        "  needle shard roads.gr --symmetrize --shards-dir sets/\n"
+                        "  needle shard roads.gr --symmetrize --order bfs\n"
+                        "                          (-> roads.gr.sym.bfs.shards)\n\n"
                         "Cuts GRAPH into intervals whose shards fit --memory (each interval's "
                         "in-edges, their\nmessages and out-edge runs; a 24 MiB reserve), "
                         "reuses a set that still matches GRAPH\nand these options, and "
@@ -69,9 +76,13 @@ int RunShard(const std::vector<std::string>& args) {
     throw UsageError("give --out or --shards-dir, not both");
   }
   if (shard.out_dir.empty()) {
-    shard.out_dir = DefaultShardDir(ShardsPrefix(input, shards_dir, say), shard.symmetrize);
+    shard.out_dir =
+        DefaultShardDir(ShardsPrefix(input, shards_dir, say), shard.symmetrize, shard.order);
   }
   shard.memory_bytes = memory.bytes;
+  if (!IsVertexOrder(shard.order)) {
+    throw UsageError("--order must be input or bfs, not '" + shard.order + "'");
+  }
   if (intervals < 0 || static_cast<uint64_t>(intervals) > kMaxIntervals) {
     throw UsageError("--intervals must be from 0 (the fewest that fit) to " +
                      std::to_string(kMaxIntervals) + ", not " + std::to_string(intervals));

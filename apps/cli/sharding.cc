@@ -148,7 +148,7 @@ ShardReport ShardWithProgress(const std::string& input, ShardOptions shard, std:
   ShardReport report = ShardGraph(input, shard);
   bar.Finish();
   const bool elsewhere =
-      Absolute(report.dir) != Absolute(DefaultShardDir(input, shard.symmetrize));
+      Absolute(report.dir) != Absolute(DefaultShardDir(input, shard.symmetrize, shard.order));
   if (!report.reused && elsewhere) {
     RememberShardSet(input, report.dir);
   }

@@ -575,6 +575,7 @@ inline void CheckShardSet(const std::string& dir, const OracleGraph& g, bool che
     if (g.weighted) expected_files.insert(ShardName(p, ".val"));  // unweighted: every weight 1
     expected_files.insert(ShardName(p, ".idx", "scatter"));
   }
+  if (man.values.count("order")) expected_files.insert("order.bin");  // --order bfs
   std::set<std::string> listed;
   for (const ManifestFileEntry& f : man.files) {
     EXPECT_TRUE(listed.insert(f.name).second) << f.name << " listed twice";
