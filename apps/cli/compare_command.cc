@@ -143,7 +143,7 @@ int RunCompare(const std::vector<std::string>& args) {
   std::map<std::string, std::string>& pass = c.pass;
   for (const char* name : {"memory", "threads", "io", "tolerance", "iters", "inner-passes",
                            "shadow-below", "delay-buffer", "sources", "num-sources",
-                           "shards-dir"}) {
+                           "shards-dir", "order", "intervals"}) {
     add(name, po::value<std::string>()->notifier([&pass, name](const std::string& v) {
       pass[name] = v;
     }),

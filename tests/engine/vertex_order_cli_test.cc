@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <numeric>
 #include <random>
 #include <regex>
@@ -100,6 +101,12 @@ TEST_F(RunCliTest, OrderIsRefusedWhenItCannotApply) {
   // The set runs as it is, in input ids.
   r = Needle("run pagerank " + ShellQuote(input + ".bfs.shards") + " --memory 64M --verify");
   EXPECT_EQ(r.status, 0) << r.err;
+  // needle compare passes the order (and the interval count) to the runs that shard GRAPH.
+  r = Needle("compare cc " + ShellQuote(input) +
+             " --order bfs --intervals 4 --memory 64M --modes static,ods");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("agrees"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::is_directory(input + ".sym.bfs.shards"));
 }
 
 }  // namespace
