@@ -1,5 +1,6 @@
 #include "apps/cli/run_program.h"
 
+#include <charconv>
 #include <limits>
 
 #include "apps/cli/cli_common.h"
@@ -11,9 +12,13 @@ void AppendNumber(std::string& line, double value) {
     line += "\tinf";
     return;
   }
+  // As printf's "%.9g" (std::to_chars' general format with a precision is specified so),
+  // without its locale and stream machinery: a large --out is written several times faster.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "\t%.9g", value);
-  line += buf;
+  buf[0] = '\t';
+  const std::to_chars_result r =
+      std::to_chars(buf + 1, buf + sizeof buf, value, std::chars_format::general, 9);
+  line.append(buf, r.ptr);
 }
 
 void CheckCanReorder(const ShardSet& set, uint64_t bytes_per_vertex, uint64_t min_piece_bytes,
