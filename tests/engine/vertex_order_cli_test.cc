@@ -95,6 +95,9 @@ TEST_F(RunCliTest, OrderIsRefusedWhenItCannotApply) {
   r = Needle("shard " + ShellQuote(input) + " --memory 64M --order bfs");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("ordered 2400 vertices breadth-first"), std::string::npos) << r.out;
+  r = Needle("info " + ShellQuote(input + ".bfs.shards"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("vertex order:    bfs (breadth-first"), std::string::npos) << r.out;
   r = Needle("run pagerank " + ShellQuote(input + ".bfs.shards") + " --memory 64M --order bfs");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("is a shard set"), std::string::npos) << r.err;
