@@ -371,7 +371,7 @@ class Sharder {
     log.Finish();
     input_edges_ = position;
     num_edges_ = position + (options_.symmetrize ? reversed : 0);
-    num_vertices_ = std::max(ids, reader.num_vertices().value_or(0));
+    num_vertices_ = std::max({num_vertices_, ids, reader.num_vertices().value_or(0)});
     FitIds(num_vertices_);
     reader.Close();
   }

@@ -164,6 +164,19 @@ TEST_F(VertexOrderTest, SetHoldsTheRenumberedEdgesAtAnyThreadCount) {
   }
 }
 
+TEST_F(VertexOrderTest, VerticesWithoutEdgesAreNumberedToo) {
+  // DIMACS: 6 vertices (1-based in the file), edges 0-5 and 2-1; vertices 3 and 4 have none,
+  // and the last one numbered (4) is an id no edge names.
+  const Input in = testing::Written(
+      dir().string(), "g.gr", "p sp 6 2\na 1 6 2\na 3 2 5\n",
+      testing::MakeOracle(6, true, {{0, 5, 2.0f}, {2, 1, 5.0f}}));
+  ShardGraph(in.path, Options(File("set"), 2));
+  const ShardSet set = ShardSet::Open(File("set"));
+  EXPECT_EQ(set.manifest().num_vertices, 6u);
+  EXPECT_EQ(set.InputIds(), (std::vector<VertexId>{0, 5, 1, 2, 3, 4}));
+  CheckShardSet(File("set"), Renumbered(in.oracle, set.InputIds()), false);
+}
+
 TEST_F(VertexOrderTest, TheChoiceIsRecordedComparedAndHasItsOwnDirectory) {
   const Input in = ShuffledPath(500);
   EXPECT_EQ(DefaultShardDir(in.path, false, kBreadthFirstOrder), in.path + ".bfs.shards");
