@@ -214,6 +214,16 @@ TEST_F(VertexOrderTest, ADamagedOrderIsRefusedNamingTheFile) {
     EXPECT_NE(std::string(e.what()).find(order + ": checksum mismatch"), std::string::npos)
         << e.what();
   }
+  // A manifest naming an order needle does not know is refused at its line.
+  Manifest unknown = ReadManifest(File("set"));
+  unknown.choices.order = "dfs";
+  try {
+    Manifest::Parse("manifest", unknown.Serialize());
+    ADD_FAILURE() << "a manifest with order dfs was parsed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("order must be bfs"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("manifest:"), std::string::npos) << e.what();
+  }
   // An id twice, with a digest to match: not a permutation.
   std::copy(bytes.begin() + 4, bytes.begin() + 8, bytes.begin() + 12);
   WriteFile(order, bytes);
