@@ -42,22 +42,13 @@ tolerance=1e-4
 for ((i = 1; i <= $#; ++i)); do
   if [ "${!i}" = --tolerance ]; then j=$((i + 1)); tolerance=${!j}; fi
 done
-python3 - "$work" "$repeats" "$app" "$tolerance" $modes <<'EOF'
-import json, statistics, sys
+PYTHONPATH=bench python3 - "$work" "$repeats" "$app" "$tolerance" $modes <<'EOF'
+import statistics, sys
+import run_files
 work, repeats, app, tolerance = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 modes = sys.argv[5:]
-def summary(mode, r):
-    for line in open(f"{work}/{mode}.{r}.json"):
-        row = json.loads(line)
-        if row["type"] == "summary":
-            return row
-def values(mode):
-    out = {}
-    for line in open(f"{work}/{mode}.1.out"):
-        if line.startswith("#") or line.startswith("vertex\t"): continue
-        k, v = line.rstrip("\n").split("\t", 1)
-        out[k] = v
-    return out
+summary = lambda mode, r: run_files.summary(f"{work}/{mode}.{r}.json")
+values = lambda mode: run_files.values(f"{work}/{mode}.1.out")
 med = lambda xs: statistics.median(xs)
 rows = {}
 for mode in modes:

@@ -41,21 +41,12 @@ for r in $(seq "$repeats"); do
       { cat "$work/$order.$r.err" >&2; exit 1; }
   done
 done
-python3 - "$work" "$repeats" "$app" <<'PY'
-import json, statistics, sys
+PYTHONPATH=bench python3 - "$work" "$repeats" "$app" <<'PY'
+import statistics, sys
+import run_files
 work, repeats, app = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-def summary(order, r):
-    for line in open(f"{work}/{order}.{r}.json"):
-        row = json.loads(line)
-        if row["type"] == "summary":
-            return row
-def values(order):
-    rows = {}
-    for line in open(f"{work}/{order}.1.out"):
-        if line.startswith("#") or line.startswith("vertex\t"): continue
-        k, v = line.rstrip("\n").split("\t", 1)
-        rows[k] = v
-    return rows
+summary = lambda order, r: run_files.summary(f"{work}/{order}.{r}.json")
+values = lambda order: run_files.values(f"{work}/{order}.1.out")
 a, b = values("input"), values("bfs")
 if app == "pagerank":
     worst = max(abs(float(a[k]) - float(b[k])) / max(abs(float(a[k])), 1e-12) for k in a)
