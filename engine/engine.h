@@ -94,9 +94,9 @@ class Engine {
     work_ = std::make_unique<WorkDir>(set.dir());
     edges_ = std::make_unique<EdgeValueFiles>(*io_, set, work_->path(), sizeof(EdgeValue));
     shard_io_ = std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights);
-    // the ordered schedule's heap, places and keys besides the sweeps' arrays (an interval
+    // the ordered schedule's places, queue and heap besides the sweeps' arrays (an interval
     // may take either: memory_plan.h counts the sweeps')
-    const size_t key = kOrdered ? 2 * sizeof(uint32_t) + sizeof(PriorityOf<Program>) : 0;
+    const size_t key = kOrdered ? VertexHeap<PriorityOf<Program>>::kBytesPerVertex : 0;
     mode_ = options_.mode;
     // Page grain on the static shards' windows, in every mode (dynamic shard sets are read
     // whole: they hold the edges that carried messages).
@@ -947,13 +947,24 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
       }
     }
     for (uint32_t v = 0; v < count; ++v) {
-      if (touched_[v] != 0) heap_.Update(v, program_.priority(values[v], acc_[v]));
+      if (touched_[v] != 0) heap_.Add(v, program_.priority(values[v], acc_[v]));
     }
     const uint64_t bound = (uint64_t{options_.max_inner_passes} + 1) * count;
     uint64_t applied = 0, changed = 0;
     while (!heap_.empty()) {
       const uint32_t v = heap_.Pop();
       const bool late = ++applied > bound;  // the rest are applied once, without gathering
+      if (!late) {
+        // The targets' state is scattered over the interval: ask for it while v applies.
+        for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
+          const uint32_t t = targets[own_first + e] - begin;
+          if (t >= count) continue;  // damaged: reported below
+          __builtin_prefetch(&acc_[t]);
+          __builtin_prefetch(&values[t]);
+          __builtin_prefetch(&touched_[t]);
+          heap_.Prefetch(t);
+        }
+      }
       const VertexContext ctx{begin + v, out_degrees[v], in_degrees[v], iteration};
       const VertexValue old = values[v];
       const VertexValue now = program_.apply(ctx, old, acc_[v]);

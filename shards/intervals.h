@@ -99,9 +99,10 @@ struct ValueWidths {
 // within them shares the default set). An in-edge holds its target and message (4 + edge); an
 // out-edge its message; a vertex its two degrees in each interval buffer (8, doubled), and once
 // its accumulator, message, flag, sweep offset and senders (17 B), with a priority (the ordered
-// schedule) its heap entry, place and key (8 + priority), and its value twice (the interval's
-// copy and its aligned staging copy when values live on disk):
-// vertex = 8 + ceil((accumulator + edge + 17 + [8 + priority] + 2 × vertex) / 2).
+// schedule) its place and a queue and a heap slot of key and offset (4 + 2 × slot; slot: 8 for
+// a 4-byte key), and its value twice (the interval's copy and its aligned staging copy when
+// values live on disk):
+// vertex = 8 + ceil((accumulator + edge + 17 + [4 + 2 × slot] + 2 × vertex) / 2).
 IntervalCosts IntervalCostsFor(const ValueWidths& widths);
 
 // What the planner is told besides the degrees and --memory.
