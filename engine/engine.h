@@ -950,10 +950,17 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
       if (touched_[v] != 0) heap_.Add(v, program_.priority(values[v], acc_[v]));
     }
     const uint64_t bound = (uint64_t{options_.max_inner_passes} + 1) * count;
+    const bool static_mode = mode_ == ShardMode::kStatic;
     uint64_t applied = 0, changed = 0;
     while (!heap_.empty()) {
       const uint32_t v = heap_.Pop();
       const bool late = ++applied > bound;  // the rest are applied once, without gathering
+      if (const uint32_t next = heap_.Peek(); next != heap_.kNone) {
+        // Likely the next to pop (unless v's messages move another ahead of it).
+        __builtin_prefetch(&values[next]);
+        __builtin_prefetch(&acc_[next]);
+        __builtin_prefetch(&own_start_[next]);
+      }
       if (!late) {
         // The targets' state is scattered over the interval: ask for it while v applies.
         for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
@@ -975,10 +982,17 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
       if (!everyone && !program_.changed(old, now)) continue;
       ++changed;
       const EdgeValue m = program_.scatter(ctx, everyone ? VertexValue{} : old, now);
-      message_[v] = message_[v] == identity ? m : Aggregate(program_, message_[v], m);
       if (late) {
+        message_[v] = message_[v] == identity ? m : Aggregate(program_, message_[v], m);
         touched_[v] |= kLate;
         continue;
+      }
+      // What v sends is gathered below where its out-edges lie in p; message_ keeps it for the
+      // others (Scatter), and for the delay buffer (Delay) in the dynamic modes. (A vertex
+      // that turns late sends its latest message on window (p, p); the earlier ones were
+      // gathered, and a selection program keeps the best it heard.)
+      if (!static_mode || out_degrees[v] != own_start_[v + 1] - own_start_[v]) {
+        message_[v] = message_[v] == identity ? m : Aggregate(program_, message_[v], m);
       }
       for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
         const uint64_t edge = own_first + e;

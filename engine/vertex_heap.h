@@ -67,6 +67,16 @@ class VertexHeap {
     return heap_.empty() && front_ == queue_.size();
   }
 
+  // The vertex Pop() would return now, or kNone when none waits.
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t Peek() {
+    SkipStale();
+    if (front_ < queue_.size() && (heap_.empty() || Less(queue_[front_], heap_.front()))) {
+      return VertexOf(queue_[front_]);
+    }
+    return heap_.empty() ? kNone : VertexOf(heap_.front());
+  }
+
   // Asks the cache for what Update(v, ...) will read first.
   void Prefetch(uint32_t v) const { __builtin_prefetch(&place_[v]); }
 

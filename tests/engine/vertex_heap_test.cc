@@ -1,5 +1,5 @@
 // VertexHeap against a std::set of (key, offset): the same pops, in the same order, through
-// random adds, updates (up and down) and pops, for packed keys (float, uint32_t, int32_t) and
+// random adds, updates (up and down), peeks and pops, for packed keys (float, uint32_t, int32_t) and
 // a key that is kept as a pair (double).
 #include "engine/vertex_heap.h"
 
@@ -66,6 +66,7 @@ void CheckAgainstSet(uint64_t seed, uint32_t n, bool add_first) {
         const Entry least = *ref.begin();
         ref.erase(ref.begin());
         key_of.erase(least.second);
+        ASSERT_EQ(heap.Peek(), least.second) << "step " << step;
         ASSERT_EQ(heap.Pop(), least.second) << "step " << step;
         continue;
       }
@@ -83,6 +84,7 @@ void CheckAgainstSet(uint64_t seed, uint32_t n, bool add_first) {
       ref.erase(ref.begin());
     }
     EXPECT_TRUE(heap.empty());
+    EXPECT_EQ(heap.Peek(), VertexHeap<Key>::kNone);
   }
 }
 
