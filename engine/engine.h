@@ -959,7 +959,11 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
         // Likely the next to pop (unless v's messages move another ahead of it).
         __builtin_prefetch(&values[next]);
         __builtin_prefetch(&acc_[next]);
-        __builtin_prefetch(&own_start_[next]);
+        // Its out-edges' targets and weights: the load of own_start_[next] may miss, but
+        // nothing of v's below waits for it.
+        const uint64_t next_first = own_first + own_start_[next];
+        __builtin_prefetch(&targets[next_first]);
+        if (weights != nullptr) __builtin_prefetch(&weights[next_first]);
       }
       if (!late) {
         // The targets' state is scattered over the interval: ask for it while v applies.
