@@ -7,7 +7,7 @@
 // changes (Update) move into a 4-ary heap. Pop takes the lesser of the two fronts. The heap
 // then holds the frontier, not the interval, so sifting stays shallow and in cache. Each heap
 // slot holds its vertex's key, so sifting compares neighbouring slots (a vertex's four
-// children share a cache line) instead of looking keys up by vertex.
+// children lie side by side) instead of looking keys up by vertex.
 //
 // Memory: 4 bytes a vertex (its place), and a slot (8 bytes for a 4-byte key) for each vertex
 // added and for each in the heap.
@@ -54,7 +54,7 @@ class VertexHeap {
     std::vector<uint32_t>().swap(place_);
   }
 
-  // Adds v, not waiting yet, with `key`; only before the first Pop or Update.
+  // Adds v with `key`: only before the first Pop, Peek or Update, and each v once.
   void Add(uint32_t v, const Key& key) {
     const Slot slot = Make(key, v);
     if (!queue_.empty() && Less(slot, queue_.back())) sorted_ = false;
@@ -169,10 +169,23 @@ class VertexHeap {
     while (true) {
       const uint64_t first = kArity * uint64_t{at} + 1;
       if (first >= n) break;
-      const uint64_t end = std::min<uint64_t>(first + kArity, n);
       uint64_t child = first;
-      for (uint64_t c = first + 1; c < end; ++c) {
-        if (Less(heap_[c], heap_[child])) child = c;
+      if constexpr (kPacked) {
+        if (first + kArity <= n) {
+          // All four children: the least without branches (their order is unpredictable).
+          const Slot* c = &heap_[first];
+          const uint64_t ab = c[1] < c[0] ? 1 : 0, cd = c[3] < c[2] ? 3 : 2;
+          child = first + (c[cd] < c[ab] ? cd : ab);
+        } else {
+          for (uint64_t c = first + 1; c < n; ++c) {
+            if (heap_[c] < heap_[child]) child = c;
+          }
+        }
+      } else {
+        const uint64_t end = std::min<uint64_t>(first + kArity, n);
+        for (uint64_t c = first + 1; c < end; ++c) {
+          if (Less(heap_[c], heap_[child])) child = c;
+        }
       }
       if (!Less(heap_[child], slot)) break;
       Put(at, heap_[child]);
