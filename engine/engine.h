@@ -70,6 +70,7 @@
 #include "engine/vertex_store.h"
 #include "engine/work_dir.h"
 #include "shards/hashing_writer.h"
+#include "shards/intervals.h"
 #include "shards/run_codec.h"
 #include "shards/shard_set.h"
 
@@ -97,6 +98,9 @@ class Engine {
     // the ordered schedule's places, queue and heap besides the sweeps' arrays (an interval
     // may take either: memory_plan.h counts the sweeps')
     const size_t key = kOrdered ? VertexHeap<PriorityOf<Program>>::kBytesPerVertex : 0;
+    // (The sharder's cost model, IntervalCostsFor, must not count less.)
+    static_assert(!kOrdered || VertexHeap<PriorityOf<Program>>::kBytesPerVertex <=
+                                   OrderedBytesPerVertex(sizeof(PriorityOf<Program>)));
     mode_ = options_.mode;
     // Page grain on the static shards' windows, in every mode (dynamic shard sets are read
     // whole: they hold the edges that carried messages).

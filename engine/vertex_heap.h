@@ -1,6 +1,7 @@
 // VertexHeap: the vertices of one interval (offsets 0..n-1) by a key each, least key first,
 // for the ordered schedule of engine.h. Vertices with equal keys come out by offset, so the
-// order of pops follows from the keys alone, not from the order of the updates.
+// order of pops follows from the keys alone, not from the order of the updates. Keys must be
+// totally ordered by < (no NaN).
 //
 // The vertices a drain starts with (Add: in the first iteration every vertex of the interval,
 // most of them with nothing heard yet) are sorted once into a queue; only those whose key
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -56,6 +58,7 @@ class VertexHeap {
 
   // Adds v with `key`: only before the first Pop, Peek or Update, and each v once.
   void Add(uint32_t v, const Key& key) {
+    assert(heap_.empty() && front_ == 0 && place_[v] == kAbsent);
     const Slot slot = Make(key, v);
     if (!queue_.empty() && Less(slot, queue_.back())) sorted_ = false;
     queue_.push_back(slot);

@@ -328,11 +328,9 @@ IntervalCosts IntervalCostsFor(const ValueWidths& w) {
   const uint64_t in_edge = 4 + w.edge;  // target, message
   const uint64_t out_edge = w.edge;     // message
   // two degrees per interval buffer; accumulator, message, flag (1), sweep offset (8), senders
-  // (2 x 4), with a priority a place (4) and two slots of key and offset (engine/vertex_heap.h:
-  // a queue's and a heap's, each aligned to the key up to 8), and the value twice, once
-  const uint64_t align = std::max<uint64_t>(4, std::min<uint64_t>(8, w.priority));
-  const uint64_t slot = (w.priority + 4 + align - 1) / align * align;
-  const uint64_t ordered = w.priority > 0 ? 4 + 2 * slot : 0;
+  // (2 x 4), with a priority the ordered schedule's place and slots (OrderedBytesPerVertex),
+  // and the value twice, once
+  const uint64_t ordered = w.priority > 0 ? OrderedBytesPerVertex(w.priority) : 0;
   const uint64_t vertex = 8 + (w.accumulator + w.edge + 17 + ordered + 2 * w.vertex + 1) / 2;
   return {std::max(defaults.in_edge, in_edge), std::max(defaults.out_edge, out_edge),
           std::max(defaults.vertex, vertex)};

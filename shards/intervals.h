@@ -93,16 +93,24 @@ struct ValueWidths {
   uint64_t priority = 0;     // the ordered schedule's key (engine/program.h); 0: none
 };
 
+// What the ordered schedule holds per vertex for a priority key of `priority_bytes`
+// (engine/vertex_heap.h): a place (4) and two slots of key and offset, a queue's and a heap's
+// (8 for a key of up to 4 bytes; else at most the key and offset rounded up to 16, which holds
+// for keys aligned to 16 or less; the engine checks it against what VertexHeap allocates).
+constexpr uint64_t OrderedBytesPerVertex(uint64_t priority_bytes) {
+  const uint64_t slot = priority_bytes <= 4 ? 8 : (priority_bytes + 4 + 15) / 16 * 16;
+  return 4 + 2 * slot;
+}
+
 // The one cost model, used by `needle shard` (default widths), `needle run` (each app's
 // widths) and library users: the bytes per in-edge, out-edge and vertex the engine holds for
 // a program of these widths, or the defaults where those are larger (so that every program
 // within them shares the default set). An in-edge holds its target and message (4 + edge); an
 // out-edge its message; a vertex its two degrees in each interval buffer (8, doubled), and once
 // its accumulator, message, flag, sweep offset and senders (17 B), with a priority (the ordered
-// schedule) its place and a queue and a heap slot of key and offset (4 + 2 × slot; slot: 8 for
-// a 4-byte key), and its value twice (the interval's copy and its aligned staging copy when
-// values live on disk):
-// vertex = 8 + ceil((accumulator + edge + 17 + [4 + 2 × slot] + 2 × vertex) / 2).
+// schedule) OrderedBytesPerVertex(priority) (20 for a 4-byte key), and its value twice (the
+// interval's copy and its aligned staging copy when values live on disk):
+// vertex = 8 + ceil((accumulator + edge + 17 + [ordered] + 2 × vertex) / 2).
 IntervalCosts IntervalCostsFor(const ValueWidths& widths);
 
 // What the planner is told besides the degrees and --memory.

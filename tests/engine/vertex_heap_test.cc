@@ -1,18 +1,21 @@
 // VertexHeap against a std::set of (key, offset): the same pops, in the same order, through
-// random adds, updates (up and down), peeks and pops, for packed keys (float, uint32_t, int32_t) and
-// a key that is kept as a pair (double).
+// random adds, updates (up and down), peeks and pops, for packed keys (float, uint32_t,
+// int32_t) and a key that is kept as a pair (double).
 #include "engine/vertex_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <random>
 #include <set>
 #include <utility>
 #include <vector>
+
+#include "shards/intervals.h"
 
 namespace needle {
 namespace {
@@ -132,6 +135,14 @@ TEST(VertexHeapTest, CountsWhatItHolds) {
   EXPECT_EQ(VertexHeap<float>::kBytesPerVertex, 4u + 2 * 8);
   EXPECT_EQ(VertexHeap<uint32_t>::kBytesPerVertex, 4u + 2 * 8);
   EXPECT_EQ(VertexHeap<double>::kBytesPerVertex, 4u + 2 * 16);
+  // The sharder's cost model counts the same for the keys in use, and never less.
+  EXPECT_EQ(OrderedBytesPerVertex(sizeof(float)), VertexHeap<float>::kBytesPerVertex);
+  EXPECT_EQ(OrderedBytesPerVertex(sizeof(double)), VertexHeap<double>::kBytesPerVertex);
+  struct Five {
+    uint8_t b[5];
+    bool operator<(const Five& o) const { return std::memcmp(b, o.b, 5) < 0; }
+  };
+  EXPECT_GE(OrderedBytesPerVertex(sizeof(Five)), VertexHeap<Five>::kBytesPerVertex);
 }
 
 }  // namespace
