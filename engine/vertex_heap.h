@@ -66,17 +66,15 @@ class VertexHeap {
   }
 
   bool empty() {
-    SkipStale();
+    Sort();
     return heap_.empty() && front_ == queue_.size();
   }
 
   // The vertex Pop() would return now, or kNone when none waits.
   static constexpr uint32_t kNone = UINT32_MAX;
   uint32_t Peek() {
-    SkipStale();
-    if (front_ < queue_.size() && (heap_.empty() || Less(queue_[front_], heap_.front()))) {
-      return VertexOf(queue_[front_]);
-    }
+    Sort();
+    if (QueueFirst()) return VertexOf(queue_[front_]);
     return heap_.empty() ? kNone : VertexOf(heap_.front());
   }
 
@@ -88,10 +86,12 @@ class VertexHeap {
     const Slot slot = Make(key, v);
     uint32_t at = place_[v];
     if (at == kQueued || at == kAbsent) {
-      // (A queued v's slot in the queue goes stale: SkipStale passes it.)
+      const bool queued = at == kQueued;
       at = static_cast<uint32_t>(heap_.size());
       heap_.push_back(slot);
       Up(at, slot);
+      // A queued v's slot in the queue goes stale: the front passes it if it is there.
+      if (queued && sorted_) SkipStale();
     } else if (Less(slot, heap_[at])) {
       Up(at, slot);
     } else {
@@ -101,10 +101,11 @@ class VertexHeap {
   // Removes and returns the waiting vertex of the least key (of the least offset among equal
   // keys). Not when empty().
   uint32_t Pop() {
-    SkipStale();
-    if (front_ < queue_.size() && (heap_.empty() || Less(queue_[front_], heap_.front()))) {
+    Sort();
+    if (QueueFirst()) {
       const uint32_t v = VertexOf(queue_[front_++]);
       place_[v] = kAbsent;
+      SkipStale();
       return v;
     }
     const uint32_t top = VertexOf(heap_.front());
@@ -148,13 +149,21 @@ class VertexHeap {
       return a.key < b.key || (!(b.key < a.key) && a.vertex < b.vertex);
     }
   }
-  // Sorts the queue on first use; passes the slots of vertices that left it (Update, Pop).
+  // Sorts the queue on first use (Adds out of order). From then on its front is a vertex that
+  // still waits there (or the end).
+  void Sort() {
+    if (sorted_) return;
+    std::sort(queue_.begin(), queue_.end(), Less);
+    sorted_ = true;
+    SkipStale();
+  }
+  // Passes the front slots of vertices that left the queue (Update, Pop).
   void SkipStale() {
-    if (!sorted_) {
-      std::sort(queue_.begin(), queue_.end(), Less);
-      sorted_ = true;
-    }
     while (front_ < queue_.size() && place_[VertexOf(queue_[front_])] != kQueued) ++front_;
+  }
+  // Whether the queue's front comes before the heap's top (and there is one).
+  bool QueueFirst() const {
+    return front_ < queue_.size() && (heap_.empty() || Less(queue_[front_], heap_.front()));
   }
   // Moves `slot`, to be placed at `at`, towards the root.
   void Up(uint32_t at, const Slot& slot) {
