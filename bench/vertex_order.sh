@@ -3,9 +3,9 @@
 # for one app on one graph, in one run. Shards GRAPH both ways into the same number of
 # intervals (at SHARD_MEMORY, which must hold the graph while it is ordered), runs APP on each
 # set at MEMORY with the static transport, REPEATS times, the orders taking turns, and prints
-# the medians of wall time, iterations and bytes moved with the ratios bfs / input; checks that
-# both orders give the same --out (CC, MSSP: byte for byte; PageRank: within 10 times the
-# tolerance, relative).
+# the medians of run time (the --stats summary's seconds), iterations and bytes moved with the
+# ratios bfs / input; checks that both orders give the same --out (CC, MSSP: byte for byte;
+# PageRank: within 10 times --tolerance, relative) and exits 1 when they do not.
 #
 # Usage: bench/vertex_order.sh APP GRAPH MEMORY INTERVALS [REPEATS=3] [SHARD_MEMORY=1G]
 #                              [EXTRA needle run options...]
@@ -41,18 +41,28 @@ for r in $(seq "$repeats"); do
       { cat "$work/$order.$r.err" >&2; exit 1; }
   done
 done
-PYTHONPATH=bench python3 - "$work" "$repeats" "$app" <<'PY'
+tolerance=1e-4  # needle run's default
+for ((i = 1; i <= $#; ++i)); do
+  if [ "${!i}" = --tolerance ]; then j=$((i + 1)); tolerance=${!j}; fi
+done
+PYTHONPATH=bench python3 - "$work" "$repeats" "$app" "$tolerance" <<'PY'
 import statistics, sys
 import run_files
-work, repeats, app = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+work, repeats, app, tolerance = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 summary = lambda order, r: run_files.summary(f"{work}/{order}.{r}.json")
 values = lambda order: run_files.values(f"{work}/{order}.1.out")
 a, b = values("input"), values("bfs")
+if a.keys() != b.keys():
+    sys.exit("vertex_order: the two orders' --out files name different vertices")
 if app == "pagerank":
     worst = max(abs(float(a[k]) - float(b[k])) / max(abs(float(a[k])), 1e-12) for k in a)
     print(f"bfs answer within {worst:.1e} (relative) of the input order's")
+    if worst > 10 * tolerance:
+        sys.exit(f"vertex_order: the two orders' answers differ by more than 10 x {tolerance}")
+elif a != b:
+    sys.exit("vertex_order: the two orders' answers differ")
 else:
-    print("bfs answer " + ("identical to" if a == b else "DIFFERS from") + " the input order's")
+    print("bfs answer identical to the input order's")
 med = statistics.median
 rows = {}
 for order in ("input", "bfs"):
