@@ -64,6 +64,7 @@
 #include "engine/resident_shards.h"
 #include "engine/routed_gather.h"
 #include "engine/run_stats.h"
+#include "engine/split_gather.h"
 #include "engine/static_windows.h"
 #include "engine/transport.h"
 #include "engine/vertex_heap.h"
@@ -107,6 +108,12 @@ class Engine {
     const bool chunked = options_.page_windows;
     threads_ = ThreadCount(options_.threads);
     route_ = UsesRoute(options_.gather, threads_);
+    split_ = !route_ && UsesSplit(options_.gather, threads_, SplitsGather<Program>());
+    if (options_.gather == GatherChoice::kSplit && !SplitsGather<Program>()) {
+      throw std::invalid_argument(
+          "--gather split needs a selection program aggregated by min, max, or or and (its "
+          "messages folded in any order give the same value); use scan or route");
+    }
     size_t largest = 0;
     for (uint32_t p = 0; p < set.num_intervals(); ++p) {
       largest = std::max<size_t>(largest, set.interval_end(p) - set.interval_begin(p));
@@ -115,7 +122,9 @@ class Engine {
       return PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                         sizeof(VertexValue), options_.memory_bytes, values_in_memory,
                         options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
-                        route_ ? Router::RouteBytes(threads_) : 0,
+                        route_   ? Router::RouteBytes(threads_)
+                        : split_ ? Splitter::Bytes(threads_, largest)
+                                 : 0,
                         chunked ? WindowChunks::Bytes(set, sizeof(EdgeValue)) : 0);
     };
     // Dynamic shards add a flag per vertex, the delay buffer and two build buffers. The delay
@@ -158,10 +167,27 @@ class Engine {
     try {
       plan_ = plan_mode(&auto_static);
     } catch (const std::invalid_argument&) {
-      if (!route_ || options_.gather != GatherChoice::kAuto) throw;
-      route_ = false;  // auto: scan rather than refuse a budget that holds everything else
+      if (!(route_ || split_) || options_.gather != GatherChoice::kAuto) throw;
+      route_ = split_ = false;  // auto: scan rather than refuse a budget that holds the rest
       auto_static.clear();
       plan_ = plan_mode(&auto_static);
+    }
+    if ((route_ || split_) && options_.gather == GatherChoice::kAuto) {
+      // auto: scan rather than give up what the budget holds in memory without the helper's
+      // buffers (the last plan made is the one the interval I/O follows: PlanMemory).
+      const bool route = route_, split = split_;
+      route_ = split_ = false;
+      std::string why;
+      MemoryPlan scan = plan_mode(&why);
+      if (scan.transport == plan_.transport && scan.resident == plan_.resident &&
+          scan.num_streamed == plan_.num_streamed && why == auto_static) {
+        route_ = route;
+        split_ = split;
+        plan_ = plan_mode(&auto_static);
+      } else {
+        plan_ = std::move(scan);
+        auto_static = why;
+      }
     }
     if (!auto_static.empty()) {
       if (options_.log) options_.log("mode auto: static shards only, since " + auto_static);
@@ -216,6 +242,7 @@ class Engine {
       }
     }
     acc_.resize(largest);
+    if (split_) splitter_.Reset(threads_, largest, identity);
     message_.resize(largest);
     touched_.resize(largest);
     carries_.resize(set.num_intervals());
@@ -289,6 +316,7 @@ class Engine {
     std::vector<std::vector<uint32_t>>().swap(block_sent_);
     std::vector<uint8_t>().swap(block_active_);
     std::vector<Source>().swap(sources_);
+    splitter_.Release();
     heap_.Release();
     dynamic_.reset();
     std::vector<uint8_t>().swap(flags_);
@@ -504,6 +532,9 @@ class Engine {
   bool route_ = false;  // dense passes gather through router_
   using Router = RoutedGather<EdgeValue, kSweepBlock>;
   Router router_;
+  bool split_ = false;  // dense passes gather through splitter_
+  using Splitter = SplitGather<Program>;
+  Splitter splitter_;
   bool sweep_ = false;
   bool forward_ = true;
   // The ordered schedule (Drain) this turn: the vertices waiting to be applied, and touched_
@@ -761,7 +792,9 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   uint64_t flushed = 0;
   uint64_t used = 0;  // messages found on the loaded in-edges (dense passes)
   double largest = stats_.largest_change;
-#pragma omp parallel num_threads(threads_) reduction(+ : active, changed, flushed, used) \
+  double gather_cpu = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : active, changed, flushed, used, \
+                                                         gather_cpu) \
     reduction(min : stray) reduction(max : largest)
   {
     const int nt = omp_get_num_threads(), t_id = omp_get_thread_num();
@@ -791,13 +824,19 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     // message_[v] is not identity() only for the last pass's senders: a dense pass clears it
     // here, an inner pass for its senders as it gathers; apply sets the new ones.
     if (!inner) {
+      const double cpu = ThreadCpuSeconds();
       for (uint32_t v = lo; v < hi; ++v) {
         start(v);
         touched_[v] = 0;
         message_[v] = identity;
       }
       // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
-      if (route_) {
+      if (split_) {
+        if constexpr (SplitsGather<Program>()) {
+          stray = std::min(stray, splitter_.Run(program_, sources, targets, weights, begin, count,
+                                                lo, hi, acc_.data(), touched_.data(), used));
+        }
+      } else if (route_) {
         stray = std::min(stray, router_.Run(sources, targets, weights, begin, count, identity,
                                             [&](uint32_t v, const EdgeValue& m, float w) {
                                               acc_[v] = program_.gather(acc_[v], m, w);
@@ -820,6 +859,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           }
         }
       }
+      gather_cpu += ThreadCpuSeconds() - cpu;
     } else {
       // Only the previous pass's senders carry anything, in ascending order: each target folds
       // its messages in the order a scan of the window would (shard order, by source).
@@ -911,6 +951,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   }
   stats_.active_vertices += active;
   stats_.edges_used += used;
+  stats_.gather_cpu_seconds += gather_cpu;
   stats_.changed_vertices += changed;
   stats_.largest_change = largest;
   delayed_count_ -= flushed;
@@ -1434,6 +1475,7 @@ RunSummary Engine<Program>::Run() {
     stats_.io = delta;
     summary.io_wait_seconds += stats_.io_wait_seconds;
     summary.compute_seconds += stats_.compute_seconds;
+    summary.gather_cpu_seconds += stats_.gather_cpu_seconds;
     summary.write_back_seconds += stats_.write_back_seconds;
     summary.edges_loaded += stats_.edges_loaded;
     summary.edges_changed += stats_.edges_changed;

@@ -34,15 +34,19 @@ std::string_view GatherName(GatherChoice choice) {
       return "scan";
     case GatherChoice::kRoute:
       return "route";
+    case GatherChoice::kSplit:
+      return "split";
   }
   return "?";
 }
 
 GatherChoice ParseGather(std::string_view name) {
-  for (GatherChoice c : {GatherChoice::kAuto, GatherChoice::kScan, GatherChoice::kRoute}) {
+  for (GatherChoice c :
+       {GatherChoice::kAuto, GatherChoice::kScan, GatherChoice::kRoute, GatherChoice::kSplit}) {
     if (name == GatherName(c)) return c;
   }
-  throw std::invalid_argument("must be auto, scan or route, not '" + std::string(name) + "'");
+  throw std::invalid_argument("must be auto, scan, route or split, not '" + std::string(name) +
+                              "'");
 }
 
 std::string_view ShardModeName(ShardMode mode) {

@@ -46,17 +46,26 @@ enum class ShardMode {
 std::string_view ShardModeName(ShardMode mode);  // "static", "ads", "ods", "auto"
 ShardMode ParseShardMode(std::string_view name);  // throws std::invalid_argument
 
-// How a dense pass gathers with several threads (--gather; engine/routed_gather.h): kScan has
-// every thread read every in-edge and keep its own targets'; kRoute reads each edge once and
-// routes its message to the target's thread; kAuto routes from kRouteFromThreads threads on.
-// Both fold each target's messages in shard order: the same values bit for bit.
-enum class GatherChoice { kAuto, kScan, kRoute };
+// How a dense pass gathers with several threads (--gather): kScan has every thread read every
+// in-edge and keep its own targets'; kRoute reads each edge once and routes its message to the
+// target's thread (engine/routed_gather.h); kSplit gives each thread an equal share of the
+// in-edges and combines what the threads heard (engine/split_gather.h: selection programs
+// aggregated by min, max, or, and only). kAuto splits where the program allows it below
+// kRouteFromThreads threads, routes from there on, and scans otherwise. The same values bit for
+// bit whichever runs.
+enum class GatherChoice { kAuto, kScan, kRoute, kSplit };
 inline constexpr int kRouteFromThreads = 8;
-std::string_view GatherName(GatherChoice choice);  // "auto", "scan", "route"
+std::string_view GatherName(GatherChoice choice);  // "auto", "scan", "route", "split"
 GatherChoice ParseGather(std::string_view name);   // throws std::invalid_argument
 inline bool UsesRoute(GatherChoice choice, int threads) {
   return threads > 1 && (choice == GatherChoice::kRoute ||
                          (choice == GatherChoice::kAuto && threads >= kRouteFromThreads));
+}
+// `splits`: the program allows it (SplitsGather, engine/split_gather.h).
+inline bool UsesSplit(GatherChoice choice, int threads, bool splits) {
+  return threads > 1 && splits &&
+         (choice == GatherChoice::kSplit ||
+          (choice == GatherChoice::kAuto && threads < kRouteFromThreads));
 }
 
 // The dynamic modes' thresholds by default (ATC'16 §5): the first shadow iteration comes when

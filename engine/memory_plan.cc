@@ -25,7 +25,7 @@ std::string MemoryPlan::Describe() const {
   const std::string dynamic_shards =
       dynamic == 0 ? std::string() : ", delay buffer and dynamic shard builds " + FormatMiB(dynamic);
   const std::string routing =
-      (gather == 0 ? std::string() : ", gather routing " + FormatMiB(gather)) +
+      (gather == 0 ? std::string() : ", gather buffers " + FormatMiB(gather)) +
       (chunks == 0 ? std::string() : ", page grain marks " + FormatMiB(chunks));
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
          std::string(TransportName(transport)) + " (" + buffers + streaming + dynamic_shards + routing +

@@ -1,6 +1,7 @@
 #include "engine/run_stats.h"
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <cstdio>
 
@@ -51,6 +52,7 @@ void AppendTimesAndTraffic(std::string& out, const Stats& s) {
   AppendNumber(out, "seconds", s.seconds);
   AppendNumber(out, "io_wait_seconds", s.io_wait_seconds);
   AppendNumber(out, "compute_seconds", s.compute_seconds);
+  AppendNumber(out, "gather_cpu_seconds", s.gather_cpu_seconds);
   AppendNumber(out, "write_back_seconds", s.write_back_seconds);
   AppendKinds(out, "bytes_read", s.io.read);
   AppendKinds(out, "bytes_written", s.io.written);
@@ -150,6 +152,12 @@ uint64_t PeakRssBytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+double ThreadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
 }  // namespace needle

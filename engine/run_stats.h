@@ -15,6 +15,10 @@ struct IterationStats {
   double seconds = 0;             // wall time of the iteration
   double io_wait_seconds = 0;     // blocked on reads of shards, windows and vertex values
   double compute_seconds = 0;     // gather, apply, scatter
+  // CPU time of the dense passes' gathers (starting the accumulators and folding the in-edges'
+  // messages), summed over the threads: gather_cpu_seconds / edges_loaded is the gather's CPU
+  // per edge, which --gather changes.
+  double gather_cpu_seconds = 0;
   double write_back_seconds = 0;  // blocked on writes of edge and vertex values
   IoCounters io;                  // bytes read and written during the iteration, by file kind
   uint64_t edges_loaded = 0;      // in-edges of the intervals computed
@@ -60,6 +64,7 @@ struct RunSummary {
   double seconds = 0;
   double io_wait_seconds = 0;
   double compute_seconds = 0;
+  double gather_cpu_seconds = 0;
   double write_back_seconds = 0;
   IoCounters io;
   uint64_t edges_loaded = 0;
@@ -95,5 +100,8 @@ std::string ToJson(const RunSummary& s);
 
 // Peak resident set size of this process so far (getrusage), in bytes.
 uint64_t PeakRssBytes();
+
+// CPU time the calling thread has used, in seconds.
+double ThreadCpuSeconds();
 
 }  // namespace needle

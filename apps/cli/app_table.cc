@@ -3,16 +3,24 @@
 #include <algorithm>
 #include <iterator>
 
+#include "apps/programs/connected_components.h"
+#include "apps/programs/pagerank.h"
+#include "apps/programs/shortest_paths.h"
+#include "engine/split_gather.h"
+
 namespace needle::cli {
 namespace {
 
 constexpr App kApps[] = {
     {"pagerank", "PageRank, unnormalised, damping 0.85 (ranks start at 0.15)",
-     /*symmetrize=*/false, /*takes_sources=*/false, nullptr, &RunPageRank},
+     /*symmetrize=*/false, /*takes_sources=*/false,
+     SplitsGather<apps::PageRank>(), nullptr, &RunPageRank},
     {"cc", "connected components, edges followed both ways (label: smallest id)",
-     /*symmetrize=*/true, /*takes_sources=*/false, nullptr, &RunComponents},
+     /*symmetrize=*/true, /*takes_sources=*/false,
+     SplitsGather<apps::ConnectedComponents>(), nullptr, &RunComponents},
     {"mssp", "shortest paths from up to 32 sources (non-negative weights, 1 when unweighted)",
-     /*symmetrize=*/false, /*takes_sources=*/true, &ShortestPathsNeeds, &RunShortestPaths},
+     /*symmetrize=*/false, /*takes_sources=*/true,
+     SplitsGather<apps::ShortestPaths<1>>(), &ShortestPathsNeeds, &RunShortestPaths},
 };
 
 }  // namespace

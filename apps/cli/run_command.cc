@@ -146,8 +146,10 @@ int RunRun(const std::vector<std::string>& args) {
   add("gather", po::value(&c.gather)->default_value("auto"),
       (std::string("how several threads gather a pass's messages: scan (every thread reads "
                    "every in-edge), route (each edge read once, its message handed to its "
-                   "target's thread) or auto: route from ") +
-       std::to_string(kRouteFromThreads) + " threads on; the same results either way")
+                   "target's thread), split (cc, mssp: each thread folds a share of the "
+                   "edges, then the shares are combined) or auto: split below ") +
+       std::to_string(kRouteFromThreads) + " threads where the app allows it, route from " +
+       std::to_string(kRouteFromThreads) + " on; the same results either way")
           .c_str());
   add("windows", po::value(&c.windows)->default_value("auto"),
       "what a run reads and writes of a window of messages in the static shards: whole, or "
@@ -295,6 +297,11 @@ int RunRun(const std::vector<std::string>& args) {
     engine.gather = ParseGather(c.gather);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--gather ") + e.what());
+  }
+  if (engine.gather == GatherChoice::kSplit && !app->splits_gather) {
+    throw UsageError("--gather split is for cc and mssp: " + c.app +
+                     " sums its messages, and a float sum depends on its order; use scan or "
+                     "route");
   }
   try {
     engine.mode = ParseShardMode(c.mode);

@@ -393,7 +393,7 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   // Usage errors: exit status 2, saying what was expected.
   const std::pair<const char*, const char*> misuses[] = {
       {" --mode dynamic", "--mode must be static, ads, ods or auto"},
-      {" --gather bogus", "--gather must be auto, scan or route"},
+      {" --gather bogus", "--gather must be auto, scan, route or split"},
       {" --windows halves", "--windows is whole, pages or auto"},
       {" --mode ods --shadow-below 1.5", "--shadow-below must lie between 0 and 1"},
   };
@@ -402,6 +402,12 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
     EXPECT_EQ(r.status, 2) << options;
     EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
   }
+  // PageRank's sums depend on their order: no split gather, said before any sharding.
+  r = Needle("run pagerank " + ShellQuote(input) + " --gather split --shards-dir " +
+             ShellQuote(Path("none")));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--gather split is for cc and mssp"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("none")));
 }
 
 TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
