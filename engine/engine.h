@@ -64,6 +64,7 @@
 #include "engine/resident_shards.h"
 #include "engine/routed_gather.h"
 #include "engine/run_stats.h"
+#include "engine/scan_gather.h"
 #include "engine/split_gather.h"
 #include "engine/static_windows.h"
 #include "engine/transport.h"
@@ -242,7 +243,7 @@ class Engine {
       }
     }
     acc_.resize(largest);
-    if (split_) splitter_.Reset(threads_, largest, identity);
+    if (split_) splitter_.Reset(threads_, largest);
     message_.resize(largest);
     touched_.resize(largest);
     carries_.resize(set.num_intervals());
@@ -788,6 +789,15 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   uint64_t active = 0, changed = 0;
   uint64_t stray = UINT64_MAX;  // the first in-edge whose target lies outside p
 
+  // The split gather where it pays (split_gather.h), or where it was asked for.
+  bool split = false;
+  if constexpr (SplitsGather<Program>()) {
+    uint64_t edges = 0;
+    for (const Source& s : sources) edges += s.last - s.first;
+    split = split_ && !inner &&
+            (options_.gather == GatherChoice::kSplit || Splitter::Pays(edges, count));
+    if (split) splitter_.Prepare(identity);
+  }
   const bool flush = flush_ && !inner;
   uint64_t flushed = 0;
   uint64_t used = 0;  // messages found on the loaded in-edges (dense passes)
@@ -831,7 +841,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
         message_[v] = identity;
       }
       // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
-      if (split_) {
+      if (split) {
         if constexpr (SplitsGather<Program>()) {
           stray = std::min(stray, splitter_.Run(program_, sources, targets, weights, begin, count,
                                                 lo, hi, acc_.data(), touched_.data(), used));
@@ -844,20 +854,12 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
                                               ++used;
                                             }));
       } else {
-        for (const Source& s : sources) {
-          for (uint64_t i = s.first; i < s.last; ++i) {
-            const uint32_t v = targets[i] - begin;
-            if (v - lo >= hi - lo) {  // another thread's target, or none of p's (damaged)
-              if (v >= count) stray = std::min(stray, i);
-              continue;
-            }
-            const EdgeValue& m = s.messages[i - s.first];
-            if (m == identity) continue;
-            acc_[v] = program_.gather(acc_[v], m, weight(i));
-            touched_[v] = 1;
-            ++used;
-          }
-        }
+        stray = std::min(stray, ScanGather(sources, targets, begin, count, lo, hi, identity,
+                                           [&](uint32_t v, const EdgeValue& m, uint64_t i) {
+                                             acc_[v] = program_.gather(acc_[v], m, weight(i));
+                                             touched_[v] = 1;
+                                             ++used;
+                                           }));
       }
       gather_cpu += ThreadCpuSeconds() - cpu;
     } else {

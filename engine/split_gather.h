@@ -3,18 +3,21 @@
 // thread reading only its share of the in-edges.
 //
 // The scan gather (engine.h) has every thread read every in-edge and keep its own targets':
-// T threads read each edge T times, and the test "is this target mine" is a branch the CPU
-// mispredicts for half the edges at two threads. Here the pass's windows, taken as one
-// sequence of edges, are cut into T equal parts. Thread 0 folds its part into the interval's
-// accumulators; thread t > 0 folds its part into accumulators of its own (one per vertex of the
-// interval, identity() where it heard nothing). After a barrier, each thread combines, for the
-// targets it owns, what the others heard into the interval's accumulator with the program's
-// aggregation, and resets their entries. A min (max, or, and) does not depend on the order or
+// T threads read each edge T times, and each sorts out its own. Here the pass's windows, taken
+// as one sequence of edges, are cut into T equal parts. Thread 0 folds its part into the
+// interval's accumulators; thread t > 0 folds its part into accumulators of its own (one per
+// vertex of the interval, identity() where it heard nothing). After a barrier, each thread
+// combines, for the targets it owns, what the others heard into the interval's accumulator
+// with the program's aggregation, and resets their entries. A min (max, or, and) does not depend on the order or
 // grouping of what it combines, so the result equals the scan's at any thread count.
 //
+// The combining step costs time in proportion to the interval's vertices, the scan's second
+// read in proportion to its edges: under --gather auto a pass splits only when it gathers at
+// least kMinEdgesPerVertex in-edges a vertex (Pays), and scans otherwise (the same values).
+//
 // Memory: (T − 1) × the largest interval × (accumulator width + 1) bytes (Bytes(), in the
-// memory plan); the routed gather (routed_gather.h) costs a fixed buffer instead and is the one
-// for many threads.
+// memory plan), allocated by the first pass that splits; the routed gather (routed_gather.h)
+// costs a fixed buffer instead and is the one for many threads.
 #pragma once
 
 #include <omp.h>
@@ -49,11 +52,23 @@ class SplitGather {
                         : uint64_t(threads - 1) * largest_interval * (sizeof(EdgeValue) + 1);
   }
 
-  // Outside the parallel region: room for `threads` threads and intervals of up to `largest`
-  // vertices, every entry identity() (Run keeps them so).
-  void Reset(int threads, uint64_t largest, const EdgeValue& identity) {
-    heard_.assign(std::max(threads - 1, 0), std::vector<EdgeValue>(largest, identity));
-    touched_.assign(std::max(threads - 1, 0), std::vector<uint8_t>(largest, 0));
+  // Measured (bench/RESULTS.md, "The split gather"): R-MAT passes of about 20 in-edges a
+  // vertex gain most; road network passes of about 1 lose.
+  static constexpr uint64_t kMinEdgesPerVertex = 4;
+  static bool Pays(uint64_t edges, uint32_t count) {
+    return edges >= kMinEdgesPerVertex * uint64_t{count};
+  }
+
+  // For `threads` threads and intervals of up to `largest` vertices (allocated by Prepare).
+  void Reset(int threads, uint64_t largest) {
+    threads_ = threads;
+    largest_ = largest;
+  }
+  // Outside the parallel region, before a Run: every entry identity() (Run keeps them so).
+  void Prepare(const EdgeValue& identity) {
+    if (!heard_.empty() || threads_ <= 1) return;
+    heard_.assign(threads_ - 1, std::vector<EdgeValue>(largest_, identity));
+    touched_.assign(threads_ - 1, std::vector<uint8_t>(largest_, 0));
   }
   void Release() {
     std::vector<std::vector<EdgeValue>>().swap(heard_);
@@ -120,6 +135,8 @@ class SplitGather {
   }
 
  private:
+  int threads_ = 1;
+  uint64_t largest_ = 0;
   std::vector<std::vector<EdgeValue>> heard_;  // per thread after the first, per vertex
   std::vector<std::vector<uint8_t>> touched_;
 };

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "apps/programs/connected_components.h"
 #include "apps/programs/pagerank.h"
 #include "base/error.h"
 #include "base/file_lock.h"
@@ -34,13 +35,22 @@ class EngineErrorsTest : public WithTempDir<::testing::TestWithParam<IoKind>> {
   }
   // Runs PageRank on the set in `shards` and expects an Error naming `path`, at `byte` (when
   // it is not Error::kNoPosition), saying `phrase`; and no working directory left.
+  // PageRank, or with `split` connected components gathering with --gather split at 2 threads.
   void ExpectRunFails(const std::string& shards, const std::string& path, uint64_t byte,
-                      const std::string& phrase) {
+                      const std::string& phrase, bool split = false) {
     const ShardSet set = ShardSet::Open(shards);  // its structure is intact
     EngineRun run;
     run.io = GetParam() == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
+    if (split) {
+      run.threads = 2;
+      run.gather = GatherChoice::kSplit;
+    }
     try {
-      RunProgram(set, apps::PageRank{}, run);
+      if (split) {
+        RunProgram(set, apps::ConnectedComponents{}, run);
+      } else {
+        RunProgram(set, apps::PageRank{}, run);
+      }
       ADD_FAILURE() << "the run did not fail";
     } catch (const Error& e) {
       EXPECT_EQ(e.path(), path) << e.what();
@@ -152,6 +162,7 @@ TEST_P(EngineErrorsTest, TargetOutsideItsIntervalFailsTheRunNamingTheByte) {
   Overwrite(path, targets_pos, std::string(reinterpret_cast<const char*>(&outside), 4));
   Redigest(shards, testing::ShardName(1, ".adj"));
   ExpectRunFails(shards, path, targets_pos, "outside interval 1");
+  ExpectRunFails(shards, path, targets_pos, "outside interval 1", /*split=*/true);
 }
 
 // Only working directories no process holds are removed: not another live run's, however it
