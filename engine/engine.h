@@ -108,8 +108,9 @@ class Engine {
     // whole: they hold the edges that carried messages).
     const bool chunked = options_.page_windows;
     threads_ = ThreadCount(options_.threads);
+    // A pass splits where it pays (split_), else routes (route_), else scans; auto may want both.
     route_ = UsesRoute(options_.gather, threads_);
-    split_ = !route_ && UsesSplit(options_.gather, threads_, SplitsGather<Program>());
+    split_ = UsesSplit(options_.gather, threads_, SplitsGather<Program>());
     if (options_.gather == GatherChoice::kSplit && !SplitsGather<Program>()) {
       throw std::invalid_argument(
           "--gather split needs a selection program aggregated by min, max, or or and (its "
@@ -123,9 +124,8 @@ class Engine {
       return PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                         sizeof(VertexValue), options_.memory_bytes, values_in_memory,
                         options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
-                        route_   ? Router::RouteBytes(threads_)
-                        : split_ ? Splitter::Bytes(threads_, largest)
-                                 : 0,
+                        (route_ ? Router::RouteBytes(threads_) : 0) +
+                            (split_ ? Splitter::Bytes(threads_, largest) : 0),
                         chunked ? WindowChunks::Bytes(set, sizeof(EdgeValue)) : 0);
     };
     // Dynamic shards add a flag per vertex, the delay buffer and two build buffers. The delay
@@ -165,13 +165,21 @@ class Engine {
       return plan(false);
     };
     std::string auto_static;
-    try {
-      plan_ = plan_mode(&auto_static);
-    } catch (const std::invalid_argument&) {
-      if (!(route_ || split_) || options_.gather != GatherChoice::kAuto) throw;
-      route_ = split_ = false;  // auto: scan rather than refuse a budget that holds the rest
-      auto_static.clear();
-      plan_ = plan_mode(&auto_static);
+    for (;;) {
+      try {
+        plan_ = plan_mode(&auto_static);
+        break;
+      } catch (const std::invalid_argument&) {
+        // auto: without the split's arrays, then without the route's buffer, rather than
+        // refuse a budget that holds the rest
+        if (!(route_ || split_) || options_.gather != GatherChoice::kAuto) throw;
+        if (split_) {
+          split_ = false;
+        } else {
+          route_ = false;
+        }
+        auto_static.clear();
+      }
     }
     if ((route_ || split_) && options_.gather == GatherChoice::kAuto) {
       // auto: scan rather than give up what the budget holds in memory without the helper's

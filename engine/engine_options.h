@@ -50,9 +50,9 @@ ShardMode ParseShardMode(std::string_view name);  // throws std::invalid_argumen
 // in-edge and keep its own targets'; kRoute reads each edge once and routes its message to the
 // target's thread (engine/routed_gather.h); kSplit gives each thread an equal share of the
 // in-edges and combines what the threads heard (engine/split_gather.h: selection programs
-// aggregated by min, max, or, and only). kAuto splits where the program allows it below
-// kRouteFromThreads threads, routes from there on, and scans otherwise. The same values bit for
-// bit whichever runs.
+// aggregated by min, max, or, and only). kAuto splits where the program allows it (in passes
+// where that pays), routes the other passes from kRouteFromThreads threads on, and scans
+// otherwise. The same values bit for bit whichever runs.
 enum class GatherChoice { kAuto, kScan, kRoute, kSplit };
 inline constexpr int kRouteFromThreads = 8;
 std::string_view GatherName(GatherChoice choice);  // "auto", "scan", "route", "split"
@@ -64,8 +64,7 @@ inline bool UsesRoute(GatherChoice choice, int threads) {
 // `splits`: the program allows it (SplitsGather, engine/split_gather.h).
 inline bool UsesSplit(GatherChoice choice, int threads, bool splits) {
   return threads > 1 && splits &&
-         (choice == GatherChoice::kSplit ||
-          (choice == GatherChoice::kAuto && threads < kRouteFromThreads));
+         (choice == GatherChoice::kSplit || choice == GatherChoice::kAuto);
 }
 
 // The dynamic modes' thresholds by default (ATC'16 §5): the first shadow iteration comes when

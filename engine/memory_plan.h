@@ -6,7 +6,8 @@
 // with the resident transport (resident_shards.h), instead:
 //   shard data             (every interval's buffers, each sized for its interval)
 // and for both
-//   gather routing         (with several threads: engine/routed_gather.h)
+//   gather buffers         (with several threads: the route's buffer, engine/routed_gather.h,
+//                          or the split's arrays, engine/split_gather.h)
 //   per-vertex arrays      (accumulator, message, flag, sweep offsets and senders, the
 //                          interval's values)
 //   index tables           (window index, edge value file offsets)
@@ -55,7 +56,7 @@ struct MemoryPlan {
   uint32_t num_streamed = 0;
   uint64_t stream_buffer = 0;     // StreamBufferBytes() when an interval is streamed
   uint64_t dynamic = 0;           // dynamic shards (static windows): delay buffer, flags, builds
-  uint64_t gather = 0;            // the routed gather's buffer (engine/routed_gather.h)
+  uint64_t gather = 0;            // the route's buffer or the split's arrays (engine.h)
   uint64_t chunks = 0;            // the page grain's chunk marks (engine/window_chunks.h)
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
@@ -71,7 +72,8 @@ struct MemoryPlan {
 // allow_resident: keep all vertex values in memory when they fit.
 // stream_all: stream every interval of one vertex (static windows), needed or not.
 // dynamic_bytes: what the dynamic shard modes add to a static windows plan (engine.h).
-// gather_bytes: the routed gather's buffer, when the run routes (engine/routed_gather.h).
+// gather_bytes: the routed gather's buffer or the split gather's arrays, when the run uses one
+// (engine/routed_gather.h, engine/split_gather.h).
 // chunk_bytes: the chunk marks of static windows at page grain (engine/window_chunks.h).
 // Tells `io` which intervals are streamed (IntervalIo::SetStreamed).
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,

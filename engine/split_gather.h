@@ -8,8 +8,9 @@
 // interval's accumulators; thread t > 0 folds its part into accumulators of its own (one per
 // vertex of the interval, identity() where it heard nothing). After a barrier, each thread
 // combines, for the targets it owns, what the others heard into the interval's accumulator
-// with the program's aggregation, and resets their entries. A min (max, or, and) does not depend on the order or
-// grouping of what it combines, so the result equals the scan's at any thread count.
+// with the program's aggregation, and resets their entries. A min (max, or, and) does not
+// depend on the order or grouping of what it combines, so the result equals the scan's at any
+// thread count.
 //
 // The combining step costs time in proportion to the interval's vertices, the scan's second
 // read in proportion to its edges: under --gather auto a pass splits only when it gathers at

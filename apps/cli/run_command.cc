@@ -147,9 +147,9 @@ int RunRun(const std::vector<std::string>& args) {
       (std::string("how several threads gather a pass's messages: scan (every thread reads "
                    "every in-edge), route (each edge read once, its message handed to its "
                    "target's thread), split (cc, mssp: each thread folds a share of the "
-                   "edges, then the shares are combined) or auto: split below ") +
-       std::to_string(kRouteFromThreads) + " threads where the app allows it, route from " +
-       std::to_string(kRouteFromThreads) + " on; the same results either way")
+                   "edges, then the shares are combined) or auto: split where the app allows "
+                   "it and a pass gathers 4 or more edges a vertex, else route from ") +
+       std::to_string(kRouteFromThreads) + " threads on, else scan; the same results every way")
           .c_str());
   add("windows", po::value(&c.windows)->default_value("auto"),
       "what a run reads and writes of a window of messages in the static shards: whole, or "

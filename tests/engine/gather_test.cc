@@ -183,5 +183,30 @@ TEST_F(GatherTest, TheMemoryPlanCountsTheSplitAndAutoScansWhereItWouldCostMemory
   EXPECT_GT(plan(GatherChoice::kAuto, resident.Total() + split.gather, kAuto).gather, 0u);
 }
 
+// From 8 threads auto may split a pass and route the others: both buffers are counted, and a
+// budget that holds only the route's keeps the route.
+TEST_F(GatherTest, FromEightThreadsAutoCountsTheSplitAndTheRouteAndDropsTheSplitFirst) {
+  const ShardSet set = ShardInto(Graph(), dir().string() + "/eight", 5, /*symmetrize=*/true);
+  auto plan = [&](GatherChoice gather, uint64_t memory) {
+    EngineOptions options;
+    options.threads = 8;
+    options.gather = gather;
+    options.memory_bytes = memory;
+    options.transport = TransportChoice::kStatic;
+    options.values_in_memory = false;
+    return Engine<apps::ConnectedComponents>(set, apps::ConnectedComponents{}, options)
+        .memory_plan();
+  };
+  const MemoryPlan scan = plan(GatherChoice::kScan, 256 * kMiB);
+  const MemoryPlan route = plan(GatherChoice::kRoute, 256 * kMiB);
+  const MemoryPlan split = plan(GatherChoice::kSplit, 256 * kMiB);
+  const MemoryPlan both = plan(GatherChoice::kAuto, 256 * kMiB);
+  EXPECT_GT(route.gather, 0u);
+  EXPECT_GT(split.gather, 0u);
+  EXPECT_EQ(both.gather, route.gather + split.gather);
+  EXPECT_EQ(plan(GatherChoice::kAuto, route.Total()).gather, route.gather);
+  EXPECT_EQ(plan(GatherChoice::kAuto, scan.Total()).gather, 0u);
+}
+
 }  // namespace
 }  // namespace needle
