@@ -34,6 +34,20 @@ class GatherTest : public WithTempDir<::testing::Test> {
     return path;
   }
 
+  // The memory plan of `Program` on `set` (vertex values on disk, so that only the buffers move
+  // the total).
+  template <class Program>
+  static MemoryPlan PlanOf(const ShardSet& set, int threads, GatherChoice gather, uint64_t memory,
+                           TransportChoice transport = TransportChoice::kStatic) {
+    EngineOptions options;
+    options.threads = threads;
+    options.gather = gather;
+    options.memory_bytes = memory;
+    options.transport = transport;
+    options.values_in_memory = false;
+    return Engine<Program>(set, Program{}, options).memory_plan();
+  }
+
   // Runs `program` with the scan at 1 thread, then with the scan, the route and (where the
   // program allows it) the split at 2, 3 and 8 threads; every run's values must equal the
   // first's exactly.
@@ -101,13 +115,7 @@ TEST_F(GatherTest, ComponentsAndDistancesAreTheSame) {
 TEST_F(GatherTest, TheMemoryPlanCountsTheRouteAndAutoScansWhereItDoesNotFit) {
   const ShardSet set = ShardInto(Graph(), dir().string() + "/plan", 5);
   auto plan = [&](GatherChoice gather, uint64_t memory) {
-    EngineOptions options;
-    options.threads = 8;
-    options.gather = gather;
-    options.memory_bytes = memory;
-    options.transport = TransportChoice::kStatic;
-    options.values_in_memory = false;
-    return Engine<apps::PageRank>(set, apps::PageRank{}, options).memory_plan();
+    return PlanOf<apps::PageRank>(set, 8, gather, memory);
   };
   const MemoryPlan scan = plan(GatherChoice::kScan, 256 * kMiB);
   const MemoryPlan route = plan(GatherChoice::kAuto, 256 * kMiB);  // 8 threads: routes
@@ -145,14 +153,7 @@ TEST_F(GatherTest, TheSplitIsRefusedForAProgramWhoseSumsDependOnTheirOrder) {
 TEST_F(GatherTest, TheMemoryPlanCountsTheSplitAndAutoScansWhereItWouldCostMemory) {
   const ShardSet set = ShardInto(Graph(), dir().string() + "/plan", 5, /*symmetrize=*/true);
   auto plan = [&](GatherChoice gather, uint64_t memory, TransportChoice transport) {
-    EngineOptions options;
-    options.threads = 2;
-    options.gather = gather;
-    options.memory_bytes = memory;
-    options.transport = transport;
-    options.values_in_memory = false;
-    return Engine<apps::ConnectedComponents>(set, apps::ConnectedComponents{}, options)
-        .memory_plan();
+    return PlanOf<apps::ConnectedComponents>(set, 2, gather, memory, transport);
   };
   uint64_t largest = 0;
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
@@ -188,14 +189,7 @@ TEST_F(GatherTest, TheMemoryPlanCountsTheSplitAndAutoScansWhereItWouldCostMemory
 TEST_F(GatherTest, FromEightThreadsAutoCountsTheSplitAndTheRouteAndDropsTheSplitFirst) {
   const ShardSet set = ShardInto(Graph(), dir().string() + "/eight", 5, /*symmetrize=*/true);
   auto plan = [&](GatherChoice gather, uint64_t memory) {
-    EngineOptions options;
-    options.threads = 8;
-    options.gather = gather;
-    options.memory_bytes = memory;
-    options.transport = TransportChoice::kStatic;
-    options.values_in_memory = false;
-    return Engine<apps::ConnectedComponents>(set, apps::ConnectedComponents{}, options)
-        .memory_plan();
+    return PlanOf<apps::ConnectedComponents>(set, 8, gather, memory);
   };
   const MemoryPlan scan = plan(GatherChoice::kScan, 256 * kMiB);
   const MemoryPlan route = plan(GatherChoice::kRoute, 256 * kMiB);
