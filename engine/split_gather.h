@@ -103,15 +103,15 @@ class SplitGather {
       const uint64_t a = std::max(from, at), b = std::min(to, at + size);
       if (a < b) {
         const uint64_t i0 = w.first + (a - at), i1 = w.first + (b - at);
-        const EdgeValue* m = w.messages - w.first;
         for (uint64_t i = i0; i < i1; ++i) {
           const uint32_t v = targets[i] - begin;
           if (v >= count) {  // none of p's (a damaged shard)
             stray = std::min(stray, i);
             continue;
           }
-          if (m[i] == identity) continue;
-          mine[v] = program.gather(mine[v], m[i], weights != nullptr ? weights[i] : 1.0f);
+          const EdgeValue& m = w.messages[i - w.first];
+          if (m == identity) continue;
+          mine[v] = program.gather(mine[v], m, weights != nullptr ? weights[i] : 1.0f);
           heard[v] = 1;
           ++used;
         }
