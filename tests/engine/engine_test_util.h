@@ -144,10 +144,8 @@ struct EngineRun {
   GatherChoice gather = GatherChoice::kAuto;
 };
 
-template <class Program>
-std::vector<typename Program::VertexValue> RunProgram(
-    const ShardSet& set, Program program, const EngineRun& run = {}, RunSummary* summary = nullptr,
-    std::vector<IterationStats>* stats = nullptr) {
+// The engine options `run` stands for.
+inline EngineOptions OptionsFor(const EngineRun& run) {
   EngineOptions options;
   options.memory_bytes = run.memory;
   options.max_iterations = run.max_iterations;
@@ -165,6 +163,14 @@ std::vector<typename Program::VertexValue> RunProgram(
   options.threads = run.threads;
   options.auto_decides = run.auto_decides;
   options.gather = run.gather;
+  return options;
+}
+
+template <class Program>
+std::vector<typename Program::VertexValue> RunProgram(
+    const ShardSet& set, Program program, const EngineRun& run = {}, RunSummary* summary = nullptr,
+    std::vector<IterationStats>* stats = nullptr) {
+  EngineOptions options = OptionsFor(run);
   if (stats != nullptr)
     options.on_iteration = [stats](const IterationStats& s) { stats->push_back(s); };
   Engine<Program> engine(set, std::move(program), options);

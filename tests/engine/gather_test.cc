@@ -39,13 +39,13 @@ class GatherTest : public WithTempDir<::testing::Test> {
   template <class Program>
   static MemoryPlan PlanOf(const ShardSet& set, int threads, GatherChoice gather, uint64_t memory,
                            TransportChoice transport = TransportChoice::kStatic) {
-    EngineOptions options;
-    options.threads = threads;
-    options.gather = gather;
-    options.memory_bytes = memory;
-    options.transport = transport;
-    options.values_in_memory = false;
-    return Engine<Program>(set, Program{}, options).memory_plan();
+    EngineRun run;
+    run.threads = threads;
+    run.gather = gather;
+    run.memory = memory;
+    run.transport = transport;
+    run.values_in_memory = false;
+    return Engine<Program>(set, Program{}, OptionsFor(run)).memory_plan();
   }
 
   // Runs `program` with the scan at 1 thread, then with the scan, the route and (where the
