@@ -340,7 +340,7 @@ class Engine {
     auto windows =
         std::make_unique<StaticWindows>(set, io, edges, identity_, stats_,
                                         &set == &set_ && marks_ ? &*marks_ : nullptr,
-                                        options_.max_inner_passes > 0);
+                                        options_.max_inner_passes > 0, options_.sparse_own_share);
     // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
     // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
     if (options_.io.direct) buffers_registered_ = io_->RegisterBuffers(windows->Buffers());
@@ -462,6 +462,9 @@ class Engine {
   // own_start_: where each vertex of p's out-edges in window (p, p) start (relative to the
   // window's first edge), from the window's runs.
   void FindOwnRuns(uint32_t p, const IntervalData& data);
+  // A sparse turn (sparse_own_): has the transport read the targets of the runs of window
+  // (p, p) that frontier_ (the last pass's senders) sent on.
+  void LoadFrontierRuns(uint32_t p);
   // Whether the message of `source` on its edge to `target` (both in p, offsets from its first
   // vertex) was consumed in the pass that sent it: same sweep block, target after the source in
   // the sweep's direction.
@@ -554,6 +557,8 @@ class Engine {
   static constexpr uint64_t kOrderedShare = 4;  // window (p, p) ≥ 1/4 of p's in-edges
   VertexHeap<PriorityOf<Program>> heap_;
   std::vector<uint64_t> own_start_;  // per vertex of p + 1 (FindOwnRuns)
+  bool sparse_own_ = false;              // this turn reads (p, p)'s targets run by run
+  std::vector<EdgeRange> frontier_runs_;  // scratch: LoadFrontierRuns
   // The vertices of p whose last sweep pass sent a message (offsets in p, ascending): an inner
   // pass gathers only their edges of window (p, p), the only ones that can carry one, and
   // applies only the blocks those reach; Scatter writes only their edges of it.
@@ -695,8 +700,13 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   // (Not in a shadow iteration: its first pass also flushes the delay buffer.)
   ordered_ = kOrdered && own && own_edges * kOrderedShare >= in_edges && !flush_;
   sweep_ = own && !ordered_;
+  // A turn with few messages against window (p, p) (page grain) reads the targets of (p, p)
+  // only under the runs its passes send on; its sweeps then deliver nothing at once.
+  // (Not the first iteration: every vertex sends in it.)
+  sparse_own_ = sweep_ && iteration > 0 && transport_->OwnTargetsSparse();
+  if (sparse_own_) ++stats_.intervals_sparse;
   if (own) {
-    transport_->LoadOwnWindow();
+    if (!sparse_own_) transport_->LoadOwnWindow();
     FindOwnRuns(p, data);
   }
   forward_ = true;
@@ -715,6 +725,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     while (sweep_ && carries_[p] && passes < options_.max_inner_passes) {
       ++passes;
       forward_ = passes % 2 == 0;  // sweeps alternate: backward, forward, ...
+      if (sparse_own_) LoadFrontierRuns(p);
       if (Pass(p, iteration, data, values, /*inner=*/true) == 0) {
         carries_[p] = 0;  // the pass consumed window (p, p) and sent nothing
         break;
@@ -731,6 +742,18 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   stats_.compute_seconds += Since(t);
   ++stats_.intervals_computed;
   StoreValues(p);
+}
+
+template <GasProgram Program>
+void Engine<Program>::LoadFrontierRuns(uint32_t p) {
+  const uint64_t own_first = cur_->Window(p, p).first_edge;
+  frontier_runs_.clear();
+  for (uint32_t u : frontier_) {
+    if (own_start_[u + 1] > own_start_[u]) {
+      frontier_runs_.push_back({own_first + own_start_[u], own_first + own_start_[u + 1]});
+    }
+  }
+  transport_->LoadOwnRuns(frontier_runs_);
 }
 
 template <GasProgram Program>
@@ -935,6 +958,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           const EdgeValue m = message_[u];
           if (m == identity) continue;
           block_sent_[b].push_back(u);
+          if (sparse_own_) continue;  // its targets are read after the pass
           for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
             const uint64_t edge = own_first + e;
             const uint32_t v = targets[edge] - begin;
@@ -1241,7 +1265,7 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
         const EdgeValue& m = message_[u];
         edges_changed += own_start_[u + 1] - own_start_[u];
         for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
-          const bool used = Fresh(u, own[e] - begin);
+          const bool used = !sparse_own_ && Fresh(u, own[e] - begin);
           window[e] = used ? identity : m;
           hit = hit || !used;
         }
@@ -1267,7 +1291,7 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
         // Messages gathered in the pass that sent them are consumed: identity() on those edges.
         edges_changed += count;
         for (uint64_t e = at; e < at + count; ++e) {
-          const bool used = Fresh(source - begin, own[e] - begin);
+          const bool used = !sparse_own_ && Fresh(source - begin, own[e] - begin);
           window[e] = used ? identity : m;
           hit = hit || !used;
         }
@@ -1494,6 +1518,7 @@ RunSummary Engine<Program>::Run() {
     summary.inner_passes += stats_.inner_passes;
     summary.edges_skipped += stats_.edges_skipped;
     summary.intervals_ordered += stats_.intervals_ordered;
+    summary.intervals_sparse += stats_.intervals_sparse;
     if (stats_.shadow) {
       summary.shadow_bytes_read += delta.TotalRead();
       summary.shadow_bytes_written += delta.TotalWritten();

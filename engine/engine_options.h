@@ -75,6 +75,9 @@ inline constexpr uint64_t kDefaultDelayBufferBytes = 100'000;
 
 // EngineOptions::max_inner_passes by default (bench/inner_passes: see bench/RESULTS.md).
 inline constexpr uint32_t kDefaultInnerPasses = 16;
+// EngineOptions::sparse_own_share by default: a quarter (cnr-2000 PageRank at page grain:
+// bench/RESULTS.md, "Sparse turns at page grain").
+inline constexpr double kDefaultSparseOwnShare = 0.25;
 
 struct EngineOptions {
   uint64_t memory_bytes = uint64_t{1} << 30;  // hard budget: buffers and vertex values
@@ -95,6 +98,10 @@ struct EngineOptions {
   // the next reads, only the 4 KiB chunks of a window that hold messages (with the targets
   // under them) instead of the whole window; nothing is cleared. Static mode only.
   bool page_windows = false;
+  // Page grain: a turn whose marked chunks hold fewer edges than this share of window (p, p)'s
+  // reads the targets of (p, p) only under the runs its passes send on, and its sweeps deliver
+  // nothing at once (static_windows.h). 0: never; tests force it with a large share.
+  double sparse_own_share = kDefaultSparseOwnShare;
   // Stream every interval of one vertex (static windows), not only those the buffers cannot
   // hold (memory_plan.h): for tests and comparisons.
   bool stream_one_vertex_intervals = false;

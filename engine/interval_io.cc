@@ -230,6 +230,36 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
   data.in_flight = true;
 }
 
+void IntervalIo::ReadTargets(uint32_t p, IntervalData& data,
+                             const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+  const uint64_t unit =
+      std::max(adjacency_[p].alignment(), use_weights_ ? weights_[p].alignment() : uint32_t{1});
+  const uint64_t targets_pos = set_->header(p).targets_pos;
+  requests_.clear();
+  uint64_t begin = 0, end = 0;  // the cover being built, in bytes of targets
+  auto flush = [&] {
+    if (end <= begin) return;
+    requests_.push_back({&adjacency_[p], targets_pos + begin, data.targets.data() + begin,
+                         end - begin});
+    if (use_weights_) {
+      requests_.push_back({&weights_[p], begin, data.weights.data() + begin, end - begin});
+    }
+  };
+  for (const auto& [first, last] : ranges) {
+    if (last <= first) continue;
+    const Cover c = CoverOf(first * 4, last * 4, unit);
+    if (end > begin && c.offset <= end) {
+      end = std::max(end, c.offset + c.length);
+      continue;
+    }
+    flush();
+    begin = c.offset;
+    end = c.offset + c.length;
+  }
+  flush();
+  if (!requests_.empty()) io_->Run(requests_);
+}
+
 void IntervalIo::AddDegreeRequests(uint32_t p, IntervalData& data) {
   const uint64_t begin = set_->interval_begin(p), end = set_->interval_end(p);
   const uint64_t v = set_->manifest().num_vertices;

@@ -21,6 +21,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/edge_value_files.h"
@@ -143,6 +144,11 @@ class IntervalIo {
   // messages false: the windows' targets and weights only (their messages start empty).
   void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false,
                  bool messages = true);
+  // Reads the targets (and weights) of shard p's edges [first, last) for each range of
+  // `ranges` (ascending) into data, at their places, and waits. Ranges that touch or overlap
+  // are read in one request.
+  void ReadTargets(uint32_t p, IntervalData& data,
+                   const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
   // Reads only the degrees of p into data (and waits).
   void LoadDegrees(uint32_t p, IntervalData& data);
   void FinishLoad(IntervalData& data);

@@ -95,6 +95,7 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "inner_passes", s.inner_passes);
   AppendNumber(out, "inner_passes_max", uint64_t{s.inner_passes_max});
   AppendNumber(out, "intervals_ordered", uint64_t{s.intervals_ordered});
+  AppendNumber(out, "intervals_sparse", uint64_t{s.intervals_sparse});
   out += std::string("\"shadow\":") + (s.shadow ? "true" : "false") + ',';
   AppendNumber(out, "dynamic_edges", s.dynamic_edges);
   AppendNumber(out, "delayed", s.delayed);
@@ -126,6 +127,7 @@ std::string ToJson(const RunSummary& s) {
   AppendNumber(out, "edges_skipped", s.edges_skipped);
   AppendNumber(out, "max_inner_passes", uint64_t{s.max_inner_passes});
   AppendNumber(out, "intervals_ordered", s.intervals_ordered);
+  AppendNumber(out, "intervals_sparse", s.intervals_sparse);
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);
   AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});

@@ -39,6 +39,7 @@ struct IterationStats {
   uint64_t inner_passes = 0;       // extra passes of intervals over their own messages
   uint32_t inner_passes_max = 0;   // the most one interval took
   uint32_t intervals_ordered = 0;  // computed by the ordered schedule (engine.h)
+  uint32_t intervals_sparse = 0;   // page grain: turns that read (p, p)'s targets run by run
   // Dynamic shards (EngineOptions::mode ads, ods):
   bool shadow = false;            // a shadow iteration: the static shards, the delay buffer flushed
   uint64_t dynamic_edges = 0;     // edges of the dynamic shards read (0: the static shards were)
@@ -73,6 +74,7 @@ struct RunSummary {
   uint64_t edges_used = 0;
   uint64_t inner_passes = 0;      // all iterations' IterationStats::inner_passes
   uint64_t intervals_ordered = 0;  // all iterations' IterationStats::intervals_ordered
+  uint64_t intervals_sparse = 0;   // all iterations' IterationStats::intervals_sparse
   uint32_t max_inner_passes = 0;  // EngineOptions::max_inner_passes
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;

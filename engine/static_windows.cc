@@ -1,5 +1,6 @@
 #include "engine/static_windows.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <utility>
@@ -16,7 +17,7 @@ double Since(Clock::time_point t) {
 
 StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
                              std::vector<std::byte> identity, IterationStats& stats,
-                             WindowChunks* chunks, bool own_targets)
+                             WindowChunks* chunks, bool own_targets, double sparse_share)
     : Transport(set.num_intervals()),
       set_(&set),
       io_(&io),
@@ -27,6 +28,7 @@ StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValu
       write_(set.num_intervals(), 0),
       chunks_(chunks),
       own_targets_(own_targets),
+      sparse_share_(sparse_share),
       segments_at_(set.num_intervals() + 1, 0) {
   if (chunks_) {
     pattern_.resize(chunks_->chunk_bytes());
@@ -211,6 +213,19 @@ void StaticWindows::FindSegments(const IntervalData& data) {
   segments_at_[n_] = segments_.size();
 }
 
+bool StaticWindows::Sparse(uint32_t q) const {
+  if (!chunks_ || !own_targets_) return false;
+  const uint64_t own = set_->Window(q, q + 1).first_edge - set_->Window(q, q).first_edge;
+  const double bound = sparse_share_ * static_cast<double>(own);
+  uint64_t marked = 0;
+  for (uint32_t r = 0; r < n_ && static_cast<double>(marked) < bound; ++r) {
+    if (!Carries(q, r)) continue;
+    const uint64_t edges = set_->Window(q, r + 1).first_edge - set_->Window(q, r).first_edge;
+    marked += std::min(edges, chunks_->Marked(q, r) * chunks_->chunk_edges());
+  }
+  return static_cast<double>(marked) < bound;
+}
+
 const IntervalData& StaticWindows::BeginCompute(uint32_t p, uint32_t next) {
   IntervalData& data = Acquire(p);
   LoadMissing(data);
@@ -218,11 +233,54 @@ const IntervalData& StaticWindows::BeginCompute(uint32_t p, uint32_t next) {
   if (chunks_) FindSegments(data);
   out_ = &BeginTurn(p, next);
   current_ = &data;
+  sparse_ = !AllTargets(data.loaded[p]) && Sparse(p);
+  if (sparse_) {  // the targets read are those under (p, p)'s marked chunks, if any
+    const uint64_t first = set_->Window(p, p).first_edge;
+    const uint64_t edges = set_->Window(p, p + 1).first_edge - first;
+    const uint64_t chunk = chunks_->chunk_edges();
+    own_present_.assign(((edges + chunk - 1) / chunk + 63) / 64, 0);
+    if (data.loaded[p] == kWindowChunks) {
+      for (const EdgeRange& s : Segments(p)) {
+        for (uint64_t c = (s.first - first) / chunk; c * chunk < s.last - first; ++c) {
+          own_present_[c / 64] |= uint64_t{1} << (c % 64);
+        }
+      }
+    }
+  }
   return data;
+}
+
+bool StaticWindows::OwnTargetsSparse() const { return sparse_; }
+
+void StaticWindows::LoadOwnRuns(std::span<const EdgeRange> runs) {
+  const uint32_t p = current_->interval;
+  const uint64_t first = set_->Window(p, p).first_edge, last = set_->Window(p, p + 1).first_edge;
+  const uint64_t chunk = chunks_->chunk_edges();
+  own_reads_.clear();
+  for (const EdgeRange& run : runs) {
+    if (run.last <= run.first) continue;
+    for (uint64_t c = (run.first - first) / chunk; c * chunk < run.last - first; ++c) {
+      uint64_t& word = own_present_[c / 64];
+      const uint64_t bit = uint64_t{1} << (c % 64);
+      if ((word & bit) != 0) continue;
+      word |= bit;
+      const uint64_t from = first + c * chunk, to = std::min(last, from + chunk);
+      if (!own_reads_.empty() && own_reads_.back().second == from) {
+        own_reads_.back().second = to;
+      } else {
+        own_reads_.emplace_back(from, to);
+      }
+    }
+  }
+  if (own_reads_.empty()) return;
+  const auto t = Clock::now();
+  io_->ReadTargets(p, *current_, own_reads_);
+  stats_->io_wait_seconds += Since(t);
 }
 
 void StaticWindows::LoadOwnWindow() {
   const uint32_t p = current_->interval;
+  sparse_ = false;
   if (AllTargets(current_->loaded[p])) return;
   std::fill(wanted_.begin(), wanted_.end(), 0);
   wanted_[p] = kWholeWindow;  // every target: the sweeps follow every run of (p, p)
@@ -277,6 +335,7 @@ void StaticWindows::EndCompute(const uint8_t* carries) {
   }
   current_->interval = kNoInterval;  // consumed: the next turn of p reads it again
   current_ = nullptr;
+  sparse_ = false;
   out_ = nullptr;
 }
 

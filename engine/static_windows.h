@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "engine/edge_value_files.h"
@@ -47,7 +48,8 @@ class StaticWindows final : public Transport {
   // writes go through `io`; waits are added to stats.io_wait_seconds / write_back_seconds.
   StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
                 std::vector<std::byte> identity, IterationStats& stats,
-                WindowChunks* chunks = nullptr, bool own_targets = false);
+                WindowChunks* chunks = nullptr, bool own_targets = false,
+                double sparse_share = kDefaultSparseOwnShare);
   ~StaticWindows() override;
 
   TransportChoice kind() const override { return TransportChoice::kStatic; }
@@ -55,6 +57,8 @@ class StaticWindows final : public Transport {
   void Start(uint32_t first) override;
   const IntervalData& BeginCompute(uint32_t p, uint32_t next) override;
   void LoadOwnWindow() override;
+  bool OwnTargetsSparse() const override;
+  void LoadOwnRuns(std::span<const EdgeRange> runs) override;
   std::byte* OutWindow(uint32_t q) override { return out_->bytes.data() + out_->offsets[q]; }
   void EndCompute(const uint8_t* carries) override;
   void Clear(uint32_t p) override;
@@ -92,8 +96,12 @@ class StaticWindows final : public Transport {
   // else all of it.
   uint8_t Grain(uint32_t q, uint32_t r) const {
     if (!chunks_) return kWholeWindow;
-    return q == r && own_targets_ ? kChunkMessages : kWindowChunks;
+    return q == r && own_targets_ && !Sparse(q) ? kChunkMessages : kWindowChunks;
   }
+  // Page grain: whether the marked chunks of q's windows hold fewer edges than sparse_share_
+  // × those of window (q, q), so that a turn of q reads (q, q)'s targets only where its passes
+  // need them (OwnTargetsSparse).
+  bool Sparse(uint32_t q) const;
   // Page grain: the segments of data's interval, from the marks.
   void FindSegments(const IntervalData& data);
 
@@ -118,9 +126,15 @@ class StaticWindows final : public Transport {
   // (Segments(r): [segments_at_[r], segments_at_[r + 1])).
   WindowChunks* chunks_ = nullptr;
   bool own_targets_ = false;  // a turn reads all of window (p, p)'s targets (LoadOwnWindow)
+  double sparse_share_;
   std::vector<std::byte> pattern_;
   std::vector<EdgeRange> segments_;
   std::vector<size_t> segments_at_;
+  // A sparse turn (OwnTargetsSparse): which chunks of window (p, p) have their targets in the
+  // turn's IntervalData, and the ranges LoadOwnRuns reads (scratch).
+  bool sparse_ = false;
+  std::vector<uint64_t> own_present_;
+  std::vector<std::pair<uint64_t, uint64_t>> own_reads_;
 };
 
 }  // namespace needle

@@ -62,6 +62,11 @@ class Transport {
   // Makes the targets (and weights) of window (p, p) available in the IntervalData of p's
   // turn, for passes over the messages p sends itself (their messages are in OutWindow(p)).
   virtual void LoadOwnWindow() = 0;
+  // Page grain, a turn whose messages are few against window (p, p): the turn holds only the
+  // targets of (p, p) under its marked chunks, and passes over p's own messages ask for their
+  // senders' runs with LoadOwnRuns (edges of shard p, ascending) instead of LoadOwnWindow.
+  virtual bool OwnTargetsSparse() const { return false; }
+  virtual void LoadOwnRuns(std::span<const EdgeRange> /*runs*/) {}
   // Where window (q, p)'s messages go during p's turn.
   virtual std::byte* OutWindow(uint32_t q) = 0;
   // Ends p's turn. carries[q]: window (q, p) holds a message; nullptr: no window does (the

@@ -63,6 +63,13 @@ void WindowChunks::MarkAll(uint32_t q, uint32_t p) {
   for (uint64_t b = first_[w]; b < first_[w + 1]; ++b) Set(b, true);
 }
 
+uint64_t WindowChunks::Marked(uint32_t q, uint32_t p) const {
+  const size_t w = Index(q, p);
+  uint64_t marked = 0;
+  for (uint64_t b = first_[w]; b < first_[w + 1]; ++b) marked += Test(b);
+  return marked;
+}
+
 void WindowChunks::Clear(uint32_t q, uint32_t p) {
   const size_t w = Index(q, p);
   for (uint64_t b = first_[w]; b < first_[w + 1]; ++b) Set(b, false);

@@ -40,6 +40,8 @@ class WindowChunks {
   bool Mark(uint32_t q, uint32_t p, const std::byte* messages, const std::byte* pattern);
   void MarkAll(uint32_t q, uint32_t p);
   void Clear(uint32_t q, uint32_t p);
+  // The number of marked chunks of window (q, p).
+  uint64_t Marked(uint32_t q, uint32_t p) const;
 
   // Calls f(first_edge, end_edge) — edges of shard q, [first, end) — for every run of marked
   // chunks of window (q, p), in order; the last chunk ends at the window's end.

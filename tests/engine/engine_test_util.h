@@ -66,8 +66,9 @@ enum class Mode {
   kAds,
   kOds,
   kAuto,
-  kStaticPages,  // static windows at page grain, with inner passes
-  kAutoPages     // kAuto with the static shards' windows at page grain
+  kStaticPages,  // static windows at page grain, with inner passes, every turn after the first
+                 // sparse (EngineOptions::sparse_own_share)
+  kAutoPages     // kAuto with the static shards' windows at page grain (the default share)
 };
 inline std::string ModeName(Mode m) {
   switch (m) {
@@ -114,6 +115,7 @@ struct EngineRun {
   uint32_t max_inner_passes = kDefaultInnerPasses;
   bool stream = false;  // EngineOptions::stream_one_vertex_intervals
   bool pages = false;   // EngineOptions::page_windows
+  double sparse_own_share = kDefaultSparseOwnShare;
   ShardMode shard_mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer = kDefaultDelayBufferBytes;
@@ -122,6 +124,7 @@ struct EngineRun {
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
     stream = m == Mode::kStaticStreamed;
     pages = IsPages(m);
+    sparse_own_share = m == Mode::kStaticPages ? 1e18 : kDefaultSparseOwnShare;
     shard_mode = m == Mode::kAds   ? ShardMode::kAds
                  : m == Mode::kOds ? ShardMode::kOds
                  : IsAuto(m)       ? ShardMode::kAuto
@@ -157,6 +160,7 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.max_inner_passes = run.max_inner_passes;
   options.stream_one_vertex_intervals = run.stream;
   options.page_windows = run.pages;
+  options.sparse_own_share = run.sparse_own_share;
   options.mode = run.shard_mode;
   options.shadow_below = run.shadow_below;
   options.delay_buffer_bytes = run.delay_buffer;

@@ -96,6 +96,7 @@ struct TokenTotals {
   uint32_t cleared = 0;    // intervals cleared without being computed
   uint64_t inner = 0;      // inner passes (asynchronous modes)
   uint64_t skipped = 0;    // edges page grain did not read (IsPages)
+  uint64_t sparse = 0;     // turns that read (p, p)'s targets run by run (page grain)
 };
 
 // Runs TokenProgram on `set` (sharded from `input`) in `mode` and checks every vertex's tokens.
@@ -160,8 +161,10 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
     EXPECT_EQ(summary.inner_passes, 0u);
   }
   totals.skipped += summary.edges_skipped;
+  totals.sparse += summary.intervals_sparse;
   if (!IsPages(mode)) {
     EXPECT_EQ(summary.edges_skipped, 0u);
+    EXPECT_EQ(summary.intervals_sparse, 0u);
   }
   uint32_t cleared = 0;
   for (const auto& s : stats) cleared += s.intervals_cleared;

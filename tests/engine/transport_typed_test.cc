@@ -126,6 +126,9 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
   if (IsPages(mode)) {
     EXPECT_GT(t.skipped, 0u) << "page grain read every chunk of every window";
   }
+  if (mode == Mode::kStaticPages) {
+    EXPECT_GT(t.sparse, 0u) << "no turn read window (p, p) run by run";
+  }
 }
 
 }  // namespace
