@@ -216,6 +216,7 @@ class Engine {
     if (plan_.transport == TransportChoice::kResident) {
       transport_ = std::make_unique<ResidentShards>(set, *shard_io_, *edges_, stats_);
     } else {
+      if (plan_.degrees > 0) shard_io_->HoldDegrees();
       transport_ = MakeStaticWindows(set, *shard_io_, *edges_);
     }
     if (mode_ != ShardMode::kStatic) {

@@ -260,9 +260,26 @@ void IntervalIo::ReadTargets(uint32_t p, IntervalData& data,
   if (!requests_.empty()) io_->Run(requests_);
 }
 
+void IntervalIo::HoldDegrees() {
+  held_degrees_ = AlignedBuffer(DegreesBytes());
+  requests_.clear();
+  requests_.push_back({&degrees_, 0, held_degrees_.data(),
+                       AlignUp(degrees_.size(), degrees_.alignment())});
+  io_->Run(requests_);
+}
+
 void IntervalIo::AddDegreeRequests(uint32_t p, IntervalData& data) {
   const uint64_t begin = set_->interval_begin(p), end = set_->interval_end(p);
   const uint64_t v = set_->manifest().num_vertices;
+  if (held_degrees_.size() > 0) {  // from memory, laid out as a load would
+    const uint64_t bytes = (end - begin) * 4;
+    data.out_degrees_at = 0;
+    data.in_degrees_at = AlignUp(bytes);
+    std::memcpy(data.degrees.data(), held_degrees_.data() + begin * 4, bytes);
+    std::memcpy(data.degrees.data() + data.in_degrees_at, held_degrees_.data() + (v + begin) * 4,
+                bytes);
+    return;
+  }
   const Cover out = CoverOf(begin * 4, end * 4, degrees_.alignment());
   const Cover in = CoverOf((v + begin) * 4, (v + end) * 4, degrees_.alignment());
   data.out_degrees_at = out.skip;

@@ -149,6 +149,10 @@ class IntervalIo {
   // are read in one request.
   void ReadTargets(uint32_t p, IntervalData& data,
                    const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
+  // Reads the whole degrees file once and serves every later load's degrees from memory
+  // (DegreesBytes(): what that holds). Waits. Throws Error.
+  uint64_t DegreesBytes() const { return AlignUp(degrees_.size()); }
+  void HoldDegrees();
   // Reads only the degrees of p into data (and waits).
   void LoadDegrees(uint32_t p, IntervalData& data);
   void FinishLoad(IntervalData& data);
@@ -204,6 +208,7 @@ class IntervalIo {
   std::vector<uint64_t> scatter_bytes_;  // their sizes
   std::vector<uint64_t> out_bytes_;      // per interval: ScatterBytes(p)
   IoFile degrees_;
+  AlignedBuffer held_degrees_;  // the degrees file, when HoldDegrees() was called
   std::vector<IoRequest> requests_;
   std::vector<uint8_t> streamed_;  // per interval, or empty: none
   const WindowChunks* chunks_ = nullptr;

@@ -26,7 +26,8 @@ std::string MemoryPlan::Describe() const {
       dynamic == 0 ? std::string() : ", delay buffer and dynamic shard builds " + FormatMiB(dynamic);
   const std::string routing =
       (gather == 0 ? std::string() : ", gather buffers " + FormatMiB(gather)) +
-      (chunks == 0 ? std::string() : ", page grain marks " + FormatMiB(chunks));
+      (chunks == 0 ? std::string() : ", page grain marks " + FormatMiB(chunks)) +
+      (degrees == 0 ? std::string() : ", degrees in memory " + FormatMiB(degrees));
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
          std::string(TransportName(transport)) + " (" + buffers + streaming + dynamic_shards + routing +
          ", vertex arrays " +
@@ -80,6 +81,9 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
   } else {
     // the interval's values, and VertexStore's aligned staging copy of them
     plan.vertex_arrays += largest * vertex_width + AlignUp(largest * vertex_width) + 8192;
+  }
+  if (transport == TransportChoice::kStatic && plan.Total() + io.DegreesBytes() <= budget) {
+    plan.degrees = io.DegreesBytes();
   }
   return plan;
 }

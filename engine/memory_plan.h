@@ -13,7 +13,9 @@
 //   index tables           (window index, edge value file offsets)
 //   kReservedBytes         (code, I/O ring, thread stacks, allocator slack: shards/intervals.h)
 // and, when the remaining budget holds them, all vertex values in memory (else they are read
-// and written interval by interval from a file in the run's work directory).
+// and written interval by interval from a file in the run's work directory), and then, with
+// the static windows, every vertex's degrees (IntervalIo::HoldDegrees; else each turn reads
+// its interval's).
 //
 // The dynamic shard modes (static windows) add the delay buffer (a message per vertex), a flag
 // byte per vertex and the dynamic shard builder's write buffers (shards/hashing_writer.h; the
@@ -58,9 +60,12 @@ struct MemoryPlan {
   uint64_t dynamic = 0;           // dynamic shards (static windows): delay buffer, flags, builds
   uint64_t gather = 0;            // the route's buffer or the split's arrays (engine.h)
   uint64_t chunks = 0;            // the page grain's chunk marks (engine/window_chunks.h)
+  uint64_t degrees = 0;           // every vertex's degrees held in memory (static windows;
+                                  // 0: each turn reads its interval's)
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + stream_buffer + dynamic + gather + chunks + kReservedBytes;
+           resident_values + stream_buffer + dynamic + gather + chunks + degrees +
+           kReservedBytes;
   }
   std::string Describe() const;  // one line
 };
