@@ -126,7 +126,8 @@ class Engine {
                         options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
                         (route_ ? Router::RouteBytes(threads_) : 0) +
                             (split_ ? Splitter::Bytes(threads_, largest) : 0),
-                        chunked ? WindowChunks::Bytes(set, sizeof(EdgeValue)) : 0);
+                        chunked ? WindowChunks::Bytes(set, sizeof(EdgeValue)) : 0,
+                        dynamic_bytes > 0 ? kDynamicBuildBytes : 0);
     };
     // Dynamic shards add a flag per vertex, the delay buffer and two build buffers. The delay
     // buffer lives with the vertex values: in memory beside them when they are, else in the
@@ -463,9 +464,6 @@ class Engine {
   // own_start_: where each vertex of p's out-edges in window (p, p) start (relative to the
   // window's first edge), from the window's runs.
   void FindOwnRuns(uint32_t p, const IntervalData& data);
-  // A sparse turn (sparse_own_): has the transport read the targets of the runs of window
-  // (p, p) that frontier_ (the last pass's senders) sent on.
-  void LoadFrontierRuns(uint32_t p);
   // Whether the message of `source` on its edge to `target` (both in p, offsets from its first
   // vertex) was consumed in the pass that sent it: same sweep block, target after the source in
   // the sweep's direction.
@@ -558,8 +556,7 @@ class Engine {
   static constexpr uint64_t kOrderedShare = 4;  // window (p, p) ≥ 1/4 of p's in-edges
   VertexHeap<PriorityOf<Program>> heap_;
   std::vector<uint64_t> own_start_;  // per vertex of p + 1 (FindOwnRuns)
-  bool sparse_own_ = false;              // this turn reads (p, p)'s targets run by run
-  std::vector<EdgeRange> frontier_runs_;  // scratch: LoadFrontierRuns
+  bool sparse_own_ = false;  // this turn reads (p, p)'s targets run by run
   // The vertices of p whose last sweep pass sent a message (offsets in p, ascending): an inner
   // pass gathers only their edges of window (p, p), the only ones that can carry one, and
   // applies only the blocks those reach; Scatter writes only their edges of it.
@@ -726,7 +723,8 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     while (sweep_ && carries_[p] && passes < options_.max_inner_passes) {
       ++passes;
       forward_ = passes % 2 == 0;  // sweeps alternate: backward, forward, ...
-      if (sparse_own_) LoadFrontierRuns(p);
+      // A sparse turn reads the targets of the runs the last pass's senders sent on.
+      if (sparse_own_) transport_->LoadOwnRuns(frontier_, own_start_.data());
       if (Pass(p, iteration, data, values, /*inner=*/true) == 0) {
         carries_[p] = 0;  // the pass consumed window (p, p) and sent nothing
         break;
@@ -743,18 +741,6 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   stats_.compute_seconds += Since(t);
   ++stats_.intervals_computed;
   StoreValues(p);
-}
-
-template <GasProgram Program>
-void Engine<Program>::LoadFrontierRuns(uint32_t p) {
-  const uint64_t own_first = cur_->Window(p, p).first_edge;
-  frontier_runs_.clear();
-  for (uint32_t u : frontier_) {
-    if (own_start_[u + 1] > own_start_[u]) {
-      frontier_runs_.push_back({own_first + own_start_[u], own_first + own_start_[u + 1]});
-    }
-  }
-  transport_->LoadOwnRuns(frontier_runs_);
 }
 
 template <GasProgram Program>
@@ -1180,6 +1166,8 @@ void Engine<Program>::UseSet(const ShardSet& set, IntervalIo& io, const EdgeValu
 
 template <GasProgram Program>
 void Engine<Program>::BuildDynamic(uint8_t keep) {
+  // Degrees held in the builds' room (MemoryPlan::degrees_shared) give it back for good.
+  if (plan_.degrees_shared) shard_io_->ReleaseDegrees();
   const IoCounters before = io_->counters();
   const std::vector<uint8_t> carries = StopTransport();
   auto next = std::make_unique<DynamicSet>();

@@ -153,6 +153,7 @@ class IntervalIo {
   // (DegreesBytes(): what that holds). Waits. Throws Error.
   uint64_t DegreesBytes() const { return AlignUp(degrees_.size()); }
   void HoldDegrees();
+  void ReleaseDegrees() { held_degrees_ = AlignedBuffer(); }
   // Reads only the degrees of p into data (and waits).
   void LoadDegrees(uint32_t p, IntervalData& data);
   void FinishLoad(IntervalData& data);

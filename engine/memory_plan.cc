@@ -27,7 +27,9 @@ std::string MemoryPlan::Describe() const {
   const std::string routing =
       (gather == 0 ? std::string() : ", gather buffers " + FormatMiB(gather)) +
       (chunks == 0 ? std::string() : ", page grain marks " + FormatMiB(chunks)) +
-      (degrees == 0 ? std::string() : ", degrees in memory " + FormatMiB(degrees));
+      (degrees == 0 ? std::string()
+                    : ", degrees in memory " + FormatMiB(degrees) +
+                          (degrees_shared ? " (in the builds' room, until the first build)" : ""));
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
          std::string(TransportName(transport)) + " (" + buffers + streaming + dynamic_shards + routing +
          ", vertex arrays " +
@@ -43,7 +45,7 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
                    size_t per_vertex_width, size_t vertex_width, uint64_t budget,
                    bool allow_resident, const std::vector<uint8_t>& streamed = {},
                    uint64_t dynamic_bytes = 0, uint64_t gather_bytes = 0,
-                   uint64_t chunk_bytes = 0) {
+                   uint64_t chunk_bytes = 0, uint64_t build_bytes = 0) {
   MemoryPlan plan;
   plan.gather = gather_bytes;
   plan.budget = budget;
@@ -82,8 +84,14 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
     // the interval's values, and VertexStore's aligned staging copy of them
     plan.vertex_arrays += largest * vertex_width + AlignUp(largest * vertex_width) + 8192;
   }
-  if (transport == TransportChoice::kStatic && plan.Total() + io.DegreesBytes() <= budget) {
-    plan.degrees = io.DegreesBytes();
+  if (transport == TransportChoice::kStatic) {
+    const uint64_t degrees = io.DegreesBytes();
+    if (plan.Total() + degrees <= budget) {
+      plan.degrees = degrees;
+    } else if (degrees <= build_bytes && plan.Total() <= budget) {
+      plan.degrees = degrees;
+      plan.degrees_shared = true;
+    }
   }
   return plan;
 }
@@ -93,7 +101,7 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident,
                       TransportChoice transport, bool stream_all, uint64_t dynamic_bytes,
-                      uint64_t gather_bytes, uint64_t chunk_bytes) {
+                      uint64_t gather_bytes, uint64_t chunk_bytes, uint64_t build_bytes) {
   if (transport != TransportChoice::kStatic) {
     const MemoryPlan resident = PlanFor(set, io, TransportChoice::kResident, per_vertex_width,
                                         vertex_width, budget, allow_resident, {}, 0,
@@ -131,13 +139,13 @@ MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_wid
   io.SetStreamed(streamed);
   MemoryPlan plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width,
                             budget, allow_resident, streamed, dynamic_bytes, gather_bytes,
-                   chunk_bytes);
+                            chunk_bytes, build_bytes);
   while (plan.Total() > budget && next < single.size()) {
     streamed[single[next++]] = 1;
     io.SetStreamed(streamed);
     plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width, budget,
-                   allow_resident, streamed, dynamic_bytes, gather_bytes,
-                   chunk_bytes);
+                   allow_resident, streamed, dynamic_bytes, gather_bytes, chunk_bytes,
+                   build_bytes);
   }
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + FormatMiB(budget) +

@@ -15,7 +15,8 @@
 // and, when the remaining budget holds them, all vertex values in memory (else they are read
 // and written interval by interval from a file in the run's work directory), and then, with
 // the static windows, every vertex's degrees (IntervalIo::HoldDegrees; else each turn reads
-// its interval's).
+// its interval's) — where only the dynamic shard builds' room (`build_bytes`, part of the
+// dynamic modes' bytes) holds them, there until the first build.
 //
 // The dynamic shard modes (static windows) add the delay buffer (a message per vertex), a flag
 // byte per vertex and the dynamic shard builder's write buffers (shards/hashing_writer.h; the
@@ -62,10 +63,12 @@ struct MemoryPlan {
   uint64_t chunks = 0;            // the page grain's chunk marks (engine/window_chunks.h)
   uint64_t degrees = 0;           // every vertex's degrees held in memory (static windows;
                                   // 0: each turn reads its interval's)
+  bool degrees_shared = false;    // held in the room of the dynamic shard builds, until the
+                                  // first build (then each turn reads its interval's)
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + stream_buffer + dynamic + gather + chunks + degrees +
-           kReservedBytes;
+           resident_values + stream_buffer + dynamic + gather + chunks +
+           (degrees_shared ? 0 : degrees) + kReservedBytes;
   }
   std::string Describe() const;  // one line
 };
@@ -80,11 +83,13 @@ struct MemoryPlan {
 // gather_bytes: the routed gather's buffer or the split gather's arrays, when the run uses one
 // (engine/routed_gather.h, engine/split_gather.h).
 // chunk_bytes: the chunk marks of static windows at page grain (engine/window_chunks.h).
+// build_bytes: the part of dynamic_bytes that only dynamic shard builds use.
 // Tells `io` which intervals are streamed (IntervalIo::SetStreamed).
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident = true,
                       TransportChoice transport = TransportChoice::kAuto,
                       bool stream_all = false, uint64_t dynamic_bytes = 0,
-                      uint64_t gather_bytes = 0, uint64_t chunk_bytes = 0);
+                      uint64_t gather_bytes = 0, uint64_t chunk_bytes = 0,
+                      uint64_t build_bytes = 0);
 
 }  // namespace needle

@@ -252,14 +252,15 @@ const IntervalData& StaticWindows::BeginCompute(uint32_t p, uint32_t next) {
 
 bool StaticWindows::OwnTargetsSparse() const { return sparse_; }
 
-void StaticWindows::LoadOwnRuns(std::span<const EdgeRange> runs) {
+void StaticWindows::LoadOwnRuns(std::span<const uint32_t> sources, const uint64_t* own_start) {
   const uint32_t p = current_->interval;
   const uint64_t first = set_->Window(p, p).first_edge, last = set_->Window(p, p + 1).first_edge;
   const uint64_t chunk = chunks_->chunk_edges();
+  const auto t = Clock::now();
   own_reads_.clear();
-  for (const EdgeRange& run : runs) {
-    if (run.last <= run.first) continue;
-    for (uint64_t c = (run.first - first) / chunk; c * chunk < run.last - first; ++c) {
+  for (const uint32_t u : sources) {
+    if (own_start[u + 1] == own_start[u]) continue;  // no edge in (p, p)
+    for (uint64_t c = own_start[u] / chunk; c * chunk < own_start[u + 1]; ++c) {
       uint64_t& word = own_present_[c / 64];
       const uint64_t bit = uint64_t{1} << (c % 64);
       if ((word & bit) != 0) continue;
@@ -267,14 +268,16 @@ void StaticWindows::LoadOwnRuns(std::span<const EdgeRange> runs) {
       const uint64_t from = first + c * chunk, to = std::min(last, from + chunk);
       if (!own_reads_.empty() && own_reads_.back().second == from) {
         own_reads_.back().second = to;
-      } else {
-        own_reads_.emplace_back(from, to);
+        continue;
       }
+      if (own_reads_.size() == kOwnReads) {
+        io_->ReadTargets(p, *current_, own_reads_);
+        own_reads_.clear();
+      }
+      own_reads_.emplace_back(from, to);
     }
   }
-  if (own_reads_.empty()) return;
-  const auto t = Clock::now();
-  io_->ReadTargets(p, *current_, own_reads_);
+  if (!own_reads_.empty()) io_->ReadTargets(p, *current_, own_reads_);
   stats_->io_wait_seconds += Since(t);
 }
 

@@ -58,7 +58,7 @@ class StaticWindows final : public Transport {
   const IntervalData& BeginCompute(uint32_t p, uint32_t next) override;
   void LoadOwnWindow() override;
   bool OwnTargetsSparse() const override;
-  void LoadOwnRuns(std::span<const EdgeRange> runs) override;
+  void LoadOwnRuns(std::span<const uint32_t> sources, const uint64_t* own_start) override;
   std::byte* OutWindow(uint32_t q) override { return out_->bytes.data() + out_->offsets[q]; }
   void EndCompute(const uint8_t* carries) override;
   void Clear(uint32_t p) override;
@@ -131,7 +131,8 @@ class StaticWindows final : public Transport {
   std::vector<EdgeRange> segments_;
   std::vector<size_t> segments_at_;
   // A sparse turn (OwnTargetsSparse): which chunks of window (p, p) have their targets in the
-  // turn's IntervalData, and the ranges LoadOwnRuns reads (scratch).
+  // turn's IntervalData, and the ranges LoadOwnRuns reads (scratch, at most kOwnReads at once).
+  static constexpr size_t kOwnReads = 4096;
   bool sparse_ = false;
   std::vector<uint64_t> own_present_;
   std::vector<std::pair<uint64_t, uint64_t>> own_reads_;

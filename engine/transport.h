@@ -64,9 +64,11 @@ class Transport {
   virtual void LoadOwnWindow() = 0;
   // Page grain, a turn whose messages are few against window (p, p): the turn holds only the
   // targets of (p, p) under its marked chunks, and passes over p's own messages ask for their
-  // senders' runs with LoadOwnRuns (edges of shard p, ascending) instead of LoadOwnWindow.
+  // senders' runs with LoadOwnRuns instead of LoadOwnWindow: the runs of window (p, p) of
+  // `sources` (offsets in p, ascending), edges [own_start[u], own_start[u + 1]) of the window.
   virtual bool OwnTargetsSparse() const { return false; }
-  virtual void LoadOwnRuns(std::span<const EdgeRange> /*runs*/) {}
+  virtual void LoadOwnRuns(std::span<const uint32_t> /*sources*/,
+                           const uint64_t* /*own_start*/) {}
   // Where window (q, p)'s messages go during p's turn.
   virtual std::byte* OutWindow(uint32_t q) = 0;
   // Ends p's turn. carries[q]: window (q, p) holds a message; nullptr: no window does (the
