@@ -75,9 +75,9 @@ inline constexpr uint64_t kDefaultDelayBufferBytes = 100'000;
 
 // EngineOptions::max_inner_passes by default (bench/inner_passes: see bench/RESULTS.md).
 inline constexpr uint32_t kDefaultInnerPasses = 16;
-// EngineOptions::sparse_own_share by default: a quarter (cnr-2000 PageRank at page grain:
-// bench/RESULTS.md, "Sparse turns at page grain").
-inline constexpr double kDefaultSparseOwnShare = 0.25;
+// EngineOptions::sparse_own_share by default: an eighth (PageRank at page grain on cnr-2000
+// and uk-2007-05-100k: bench/RESULTS.md, "Sparse turns at page grain").
+inline constexpr double kDefaultSparseOwnShare = 0.125;
 
 struct EngineOptions {
   uint64_t memory_bytes = uint64_t{1} << 30;  // hard budget: buffers and vertex values
