@@ -342,7 +342,8 @@ class Engine {
     auto windows =
         std::make_unique<StaticWindows>(set, io, edges, identity_, stats_,
                                         &set == &set_ && marks_ ? &*marks_ : nullptr,
-                                        options_.max_inner_passes > 0, options_.sparse_own_share);
+                                        options_.max_inner_passes > 0, options_.sparse_own_share,
+                                        options_.sparse_own_min_edges);
     // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
     // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
     if (options_.io.direct) buffers_registered_ = io_->RegisterBuffers(windows->Buffers());

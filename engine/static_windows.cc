@@ -17,7 +17,8 @@ double Since(Clock::time_point t) {
 
 StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
                              std::vector<std::byte> identity, IterationStats& stats,
-                             WindowChunks* chunks, bool own_targets, double sparse_share)
+                             WindowChunks* chunks, bool own_targets, double sparse_share,
+                             uint64_t sparse_min_edges)
     : Transport(set.num_intervals()),
       set_(&set),
       io_(&io),
@@ -29,6 +30,7 @@ StaticWindows::StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValu
       chunks_(chunks),
       own_targets_(own_targets),
       sparse_share_(sparse_share),
+      sparse_min_edges_(sparse_min_edges),
       segments_at_(set.num_intervals() + 1, 0) {
   if (chunks_) {
     pattern_.resize(chunks_->chunk_bytes());
@@ -216,6 +218,7 @@ void StaticWindows::FindSegments(const IntervalData& data) {
 bool StaticWindows::Sparse(uint32_t q) const {
   if (!chunks_ || !own_targets_) return false;
   const uint64_t own = set_->Window(q, q + 1).first_edge - set_->Window(q, q).first_edge;
+  if (own < sparse_min_edges_) return false;
   const double bound = sparse_share_ * static_cast<double>(own);
   uint64_t marked = 0;
   for (uint32_t r = 0; r < n_ && static_cast<double>(marked) < bound; ++r) {

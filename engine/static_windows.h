@@ -49,7 +49,8 @@ class StaticWindows final : public Transport {
   StaticWindows(const ShardSet& set, IntervalIo& io, const EdgeValueFiles& edges,
                 std::vector<std::byte> identity, IterationStats& stats,
                 WindowChunks* chunks = nullptr, bool own_targets = false,
-                double sparse_share = kDefaultSparseOwnShare);
+                double sparse_share = kDefaultSparseOwnShare,
+                uint64_t sparse_min_edges = kDefaultSparseOwnMinEdges);
   ~StaticWindows() override;
 
   TransportChoice kind() const override { return TransportChoice::kStatic; }
@@ -99,8 +100,8 @@ class StaticWindows final : public Transport {
     return q == r && own_targets_ && !Sparse(q) ? kChunkMessages : kWindowChunks;
   }
   // Page grain: whether the marked chunks of q's windows hold fewer edges than sparse_share_
-  // × those of window (q, q), so that a turn of q reads (q, q)'s targets only where its passes
-  // need them (OwnTargetsSparse).
+  // × those of window (q, q), and (q, q) has sparse_min_edges_ or more, so that a turn of q
+  // reads (q, q)'s targets only where its passes need them (OwnTargetsSparse).
   bool Sparse(uint32_t q) const;
   // Page grain: the segments of data's interval, from the marks.
   void FindSegments(const IntervalData& data);
@@ -127,6 +128,7 @@ class StaticWindows final : public Transport {
   WindowChunks* chunks_ = nullptr;
   bool own_targets_ = false;  // a turn reads all of window (p, p)'s targets (LoadOwnWindow)
   double sparse_share_;
+  uint64_t sparse_min_edges_;
   std::vector<std::byte> pattern_;
   std::vector<EdgeRange> segments_;
   std::vector<size_t> segments_at_;

@@ -116,6 +116,7 @@ struct EngineRun {
   bool stream = false;  // EngineOptions::stream_one_vertex_intervals
   bool pages = false;   // EngineOptions::page_windows
   double sparse_own_share = kDefaultSparseOwnShare;
+  uint64_t sparse_own_min_edges = kDefaultSparseOwnMinEdges;
   ShardMode shard_mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer = kDefaultDelayBufferBytes;
@@ -125,6 +126,7 @@ struct EngineRun {
     stream = m == Mode::kStaticStreamed;
     pages = IsPages(m);
     sparse_own_share = m == Mode::kStaticPages ? 1e18 : kDefaultSparseOwnShare;
+    sparse_own_min_edges = m == Mode::kStaticPages ? 0 : kDefaultSparseOwnMinEdges;
     shard_mode = m == Mode::kAds   ? ShardMode::kAds
                  : m == Mode::kOds ? ShardMode::kOds
                  : IsAuto(m)       ? ShardMode::kAuto
@@ -161,6 +163,7 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.stream_one_vertex_intervals = run.stream;
   options.page_windows = run.pages;
   options.sparse_own_share = run.sparse_own_share;
+  options.sparse_own_min_edges = run.sparse_own_min_edges;
   options.mode = run.shard_mode;
   options.shadow_below = run.shadow_below;
   options.delay_buffer_bytes = run.delay_buffer;
