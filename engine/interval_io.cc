@@ -148,7 +148,6 @@ void IntervalIo::Allocate(ScatterBuffer& scatter) const {
 void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted,
                            bool windows_only, bool messages) {
   const uint32_t n = set_->num_intervals();
-  const ShardFileHeader& header = set_->header(p);
   if (!windows_only) Drain(data);  // its buffers are about to be overwritten
   requests_.clear();
   data.interval = p;
@@ -157,36 +156,12 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
       data.loaded[r] = wanted[r] != 0 ? wanted[r] : (windows_only ? data.loaded[r] : 0);
     }
   }
-  const uint64_t unit =
-      std::max(adjacency_[p].alignment(), use_weights_ ? weights_[p].alignment() : uint32_t{1});
-  // Each file's bytes land at the same place of their buffer whatever the request, so a range
-  // that touches or overlaps the one before it in the same file joins it: the runs of chunks
-  // of adjacent windows (at page grain) cost one request, as whole windows do.
-  size_t tail[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};  // targets, weights, messages: the last
-  auto push = [&](int kind, const IoFile* file, uint64_t offset, std::byte* buffer,
-                  uint64_t length) {
-    if (tail[kind] != SIZE_MAX) {
-      IoRequest& r = requests_[tail[kind]];
-      if (offset >= r.offset && offset <= r.offset + r.length) {
-        r.length = std::max(r.length, offset + length - r.offset);
-        return;
-      }
-    }
-    tail[kind] = requests_.size();
-    requests_.push_back({file, offset, buffer, length});
-  };
+  Tails tail;
   // Edges [first, last) of shard p; their messages [m0, m1) of p's edge value file.
   auto add = [&](uint64_t first, uint64_t last, uint64_t m0, uint64_t m1) {
-    if (last > first) {
-      const Cover t = CoverOf(first * 4, last * 4, unit);
-      push(0, &adjacency_[p], header.targets_pos + t.offset, data.targets.data() + t.offset,
-           t.length);
-      if (use_weights_) {
-        push(1, &weights_[p], t.offset, data.weights.data() + t.offset, t.length);
-      }
-    }
+    PushTargets(p, data, first, last, tail);
     if (messages && m1 > m0) {
-      push(2, &values_->file(p), m0, data.values.data() + m0, m1 - m0);
+      PushJoined(tail, kMessagesTail, &values_->file(p), m0, data.values.data() + m0, m1 - m0);
     }
   };
   // Runs of wanted windows, each read as one aligned range of targets, messages and weights;
@@ -230,33 +205,41 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
   data.in_flight = true;
 }
 
-void IntervalIo::ReadTargets(uint32_t p, IntervalData& data,
-                             const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+// Each file's bytes land at the same place of their buffer whatever the request, so a range
+// that touches or overlaps the one before it in the same file joins it: the runs of chunks of
+// adjacent windows (at page grain) cost one request, as whole windows do.
+void IntervalIo::PushJoined(Tails& tail, int kind, const IoFile* file, uint64_t offset,
+                            std::byte* buffer, uint64_t length) {
+  if (tail[kind] != SIZE_MAX) {
+    IoRequest& r = requests_[tail[kind]];
+    if (offset >= r.offset && offset <= r.offset + r.length) {
+      r.length = std::max(r.length, offset + length - r.offset);
+      return;
+    }
+  }
+  tail[kind] = requests_.size();
+  requests_.push_back({file, offset, buffer, length});
+}
+
+void IntervalIo::PushTargets(uint32_t p, IntervalData& data, uint64_t first, uint64_t last,
+                             Tails& tail) {
+  if (last <= first) return;
   const uint64_t unit =
       std::max(adjacency_[p].alignment(), use_weights_ ? weights_[p].alignment() : uint32_t{1});
-  const uint64_t targets_pos = set_->header(p).targets_pos;
-  requests_.clear();
-  uint64_t begin = 0, end = 0;  // the cover being built, in bytes of targets
-  auto flush = [&] {
-    if (end <= begin) return;
-    requests_.push_back({&adjacency_[p], targets_pos + begin, data.targets.data() + begin,
-                         end - begin});
-    if (use_weights_) {
-      requests_.push_back({&weights_[p], begin, data.weights.data() + begin, end - begin});
-    }
-  };
-  for (const auto& [first, last] : ranges) {
-    if (last <= first) continue;
-    const Cover c = CoverOf(first * 4, last * 4, unit);
-    if (end > begin && c.offset <= end) {
-      end = std::max(end, c.offset + c.length);
-      continue;
-    }
-    flush();
-    begin = c.offset;
-    end = c.offset + c.length;
+  const Cover t = CoverOf(first * 4, last * 4, unit);
+  PushJoined(tail, kTargetsTail, &adjacency_[p], set_->header(p).targets_pos + t.offset,
+             data.targets.data() + t.offset, t.length);
+  if (use_weights_) {
+    PushJoined(tail, kWeightsTail, &weights_[p], t.offset, data.weights.data() + t.offset,
+               t.length);
   }
-  flush();
+}
+
+void IntervalIo::ReadTargets(uint32_t p, IntervalData& data,
+                             const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+  requests_.clear();
+  Tails tail;
+  for (const auto& [first, last] : ranges) PushTargets(p, data, first, last, tail);
   if (!requests_.empty()) io_->Run(requests_);
 }
 

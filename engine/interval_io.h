@@ -177,6 +177,19 @@ class IntervalIo {
   };
   // The range [begin, end) widened to `unit` (a file's alignment()).
   static Cover CoverOf(uint64_t begin, uint64_t end, uint64_t unit);
+  // Per kind of request (targets, weights, messages), the index in requests_ of the last one
+  // pushed, or SIZE_MAX.
+  static constexpr int kTargetsTail = 0, kWeightsTail = 1, kMessagesTail = 2;
+  struct Tails {
+    size_t last[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    size_t& operator[](int kind) { return last[kind]; }
+  };
+  // Appends a request to requests_, or widens the last one of the same kind when the new range
+  // touches or overlaps it.
+  void PushJoined(Tails& tail, int kind, const IoFile* file, uint64_t offset, std::byte* buffer,
+                  uint64_t length);
+  // Requests for the targets (and weights) of shard p's edges [first, last), aligned covers.
+  void PushTargets(uint32_t p, IntervalData& data, uint64_t first, uint64_t last, Tails& tail);
   // Each IntervalData buffer's size: the largest any interval needs of it.
   struct BufferSizes {
     uint64_t targets = 0, values = 0, runs = 0, degrees = 0;
