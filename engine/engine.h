@@ -218,6 +218,7 @@ class Engine {
       transport_ = std::make_unique<ResidentShards>(set, *shard_io_, *edges_, stats_);
     } else {
       if (plan_.degrees > 0) shard_io_->HoldDegrees();
+      if (plan_.runs > 0) shard_io_->HoldRuns();
       transport_ = MakeStaticWindows(set, *shard_io_, *edges_);
     }
     if (mode_ != ShardMode::kStatic) {
@@ -1167,8 +1168,10 @@ void Engine<Program>::UseSet(const ShardSet& set, IntervalIo& io, const EdgeValu
 
 template <GasProgram Program>
 void Engine<Program>::BuildDynamic(uint8_t keep) {
-  // Degrees held in the builds' room (MemoryPlan::degrees_shared) give it back for good.
+  // Degrees and scatter indexes held in the builds' room (MemoryPlan::degrees_shared,
+  // runs_shared) give it back for good.
   if (plan_.degrees_shared) shard_io_->ReleaseDegrees();
+  if (plan_.runs_shared) shard_io_->ReleaseRuns();
   const IoCounters before = io_->counters();
   const std::vector<uint8_t> carries = StopTransport();
   auto next = std::make_unique<DynamicSet>();

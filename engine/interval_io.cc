@@ -199,7 +199,11 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
     return;
   }
   for (uint32_t q = 0; q <= n; ++q) data.runs_at[q] = set_->ScatterOffset(q, p);
-  requests_.push_back({&scatter_[p], 0, data.runs.data(), scatter_bytes_[p]});
+  if (p < held_runs_at_.size() && held_runs_at_[p] != UINT64_MAX) {
+    std::memcpy(data.runs.data(), held_runs_.data() + held_runs_at_[p], scatter_bytes_[p]);
+  } else {
+    requests_.push_back({&scatter_[p], 0, data.runs.data(), scatter_bytes_[p]});
+  }
   AddDegreeRequests(p, data);
   data.ticket = io_->Submit(requests_);
   data.in_flight = true;
@@ -248,6 +252,28 @@ void IntervalIo::HoldDegrees() {
   requests_.clear();
   requests_.push_back({&degrees_, 0, held_degrees_.data(),
                        AlignUp(degrees_.size(), degrees_.alignment())});
+  io_->Run(requests_);
+}
+
+uint64_t IntervalIo::RunsBytes() const {
+  uint64_t bytes = 0;
+  for (uint32_t p = 0; p < set_->num_intervals(); ++p) {
+    if (!Streamed(p)) bytes += scatter_bytes_[p];
+  }
+  return bytes;
+}
+
+void IntervalIo::HoldRuns() {
+  held_runs_ = AlignedBuffer(RunsBytes());
+  held_runs_at_.assign(set_->num_intervals(), UINT64_MAX);
+  requests_.clear();
+  uint64_t at = 0;
+  for (uint32_t p = 0; p < set_->num_intervals(); ++p) {
+    if (Streamed(p)) continue;
+    held_runs_at_[p] = at;
+    requests_.push_back({&scatter_[p], 0, held_runs_.data() + at, scatter_bytes_[p]});
+    at += scatter_bytes_[p];
+  }
   io_->Run(requests_);
 }
 

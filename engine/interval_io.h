@@ -154,6 +154,15 @@ class IntervalIo {
   uint64_t DegreesBytes() const { return AlignUp(degrees_.size()); }
   void HoldDegrees();
   void ReleaseDegrees() { held_degrees_ = AlignedBuffer(); }
+  // Reads every interval's scatter index once and serves every later load's runs from memory
+  // (RunsBytes(): what that holds; streamed intervals' are left out, they read their own).
+  // Waits. Throws Error.
+  uint64_t RunsBytes() const;
+  void HoldRuns();
+  void ReleaseRuns() {
+    held_runs_ = AlignedBuffer();
+    held_runs_at_.clear();
+  }
   // Reads only the degrees of p into data (and waits).
   void LoadDegrees(uint32_t p, IntervalData& data);
   void FinishLoad(IntervalData& data);
@@ -223,6 +232,8 @@ class IntervalIo {
   std::vector<uint64_t> out_bytes_;      // per interval: ScatterBytes(p)
   IoFile degrees_;
   AlignedBuffer held_degrees_;  // the degrees file, when HoldDegrees() was called
+  AlignedBuffer held_runs_;     // the scatter indexes, when HoldRuns() was called,
+  std::vector<uint64_t> held_runs_at_;  // each at its offset (UINT64_MAX: not held)
   std::vector<IoRequest> requests_;
   std::vector<uint8_t> streamed_;  // per interval, or empty: none
   const WindowChunks* chunks_ = nullptr;

@@ -29,7 +29,10 @@ std::string MemoryPlan::Describe() const {
       (chunks == 0 ? std::string() : ", page grain marks " + FormatMiB(chunks)) +
       (degrees == 0 ? std::string()
                     : ", degrees in memory " + FormatMiB(degrees) +
-                          (degrees_shared ? " (in the builds' room, until the first build)" : ""));
+                          (degrees_shared ? " (in the builds' room, until the first build)" : "")) +
+      (runs == 0 ? std::string()
+                 : ", scatter indexes in memory " + FormatMiB(runs) +
+                       (runs_shared ? " (in the builds' room, until the first build)" : ""));
   return "memory plan: " + FormatMiB(Total()) + " of " + FormatMiB(budget) + ", transport " +
          std::string(TransportName(transport)) + " (" + buffers + streaming + dynamic_shards + routing +
          ", vertex arrays " +
@@ -91,6 +94,14 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
     } else if (degrees <= build_bytes && plan.Total() <= budget) {
       plan.degrees = degrees;
       plan.degrees_shared = true;
+    }
+    const uint64_t runs = io.RunsBytes();
+    const uint64_t room = build_bytes - (plan.degrees_shared ? degrees : 0);
+    if (plan.Total() + runs <= budget) {
+      plan.runs = runs;
+    } else if (runs <= room && plan.Total() <= budget) {
+      plan.runs = runs;
+      plan.runs_shared = true;
     }
   }
   return plan;

@@ -16,7 +16,8 @@
 // and written interval by interval from a file in the run's work directory), and then, with
 // the static windows, every vertex's degrees (IntervalIo::HoldDegrees; else each turn reads
 // its interval's) — where only the dynamic shard builds' room (`build_bytes`, part of the
-// dynamic modes' bytes) holds them, there until the first build.
+// dynamic modes' bytes) holds them, there until the first build — and then, likewise, every
+// interval's scatter index (IntervalIo::HoldRuns; else each turn reads its interval's).
 //
 // The dynamic shard modes (static windows) add the delay buffer (a message per vertex), a flag
 // byte per vertex and the dynamic shard builder's write buffers (shards/hashing_writer.h; the
@@ -65,11 +66,15 @@ struct MemoryPlan {
                                   // 0: each turn reads its interval's)
   bool degrees_shared = false;    // held in the room of the dynamic shard builds, until the
                                   // first build (then each turn reads its interval's)
+  uint64_t runs = 0;              // every interval's scatter index held in memory (static
+                                  // windows; 0: each turn reads its interval's)
+  bool runs_shared = false;       // held in the builds' room (with the degrees, if they are)
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + stream_buffer + dynamic + gather + chunks +
-           (degrees_shared ? 0 : degrees) + kReservedBytes;
+           resident_values + stream_buffer + dynamic + gather + chunks + Held() + kReservedBytes;
   }
+  // What Total() holds only because the budget had room left (degrees, scatter indexes).
+  uint64_t Held() const { return (degrees_shared ? 0 : degrees) + (runs_shared ? 0 : runs); }
   std::string Describe() const;  // one line
 };
 

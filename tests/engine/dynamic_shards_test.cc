@@ -97,14 +97,15 @@ TEST_F(DynamicShardsTest, DelayedDeltaOfTable2) {
   }
 }
 
-// The degrees may be held in the room the dynamic shard builds take (MemoryPlan::
-// degrees_shared) until the first build: the Table 2 run then reads them at each turn of its
-// last shadow iteration, and ends as it does with room for both.
-TEST_F(DynamicShardsTest, DegreesHeldInTheBuildsRoomAreGivenBackAtTheFirstBuild) {
+// The degrees and the scatter indexes may be held in the room the dynamic shard builds take
+// (MemoryPlan::degrees_shared, runs_shared) until the first build: the Table 2 run then reads
+// them at each turn of its last shadow iteration, and ends as it does with room for both.
+TEST_F(DynamicShardsTest, DegreesAndIndexesHeldInTheBuildsRoomAreGivenBackAtTheFirstBuild) {
   const std::string path = dir().string() + "/table2.txt";
   WriteFile(path, "0 0\n0 1\n1 2\n");
   const ShardSet set = ShardInto(path, dir().string() + "/table2.shards", 1);
   const uint64_t file = std::filesystem::file_size(set.DegreesPath());
+  const uint64_t index = std::filesystem::file_size(set.ScatterIndexPath(0));
   EngineRun run;
   run.transport = TransportChoice::kStatic;
   run.max_inner_passes = 0;
@@ -115,11 +116,15 @@ TEST_F(DynamicShardsTest, DegreesHeldInTheBuildsRoomAreGivenBackAtTheFirstBuild)
   const MemoryPlan roomy_plan = roomy.memory_plan();
   ASSERT_GT(roomy_plan.degrees, 0u) << roomy_plan.Describe();
   ASSERT_FALSE(roomy_plan.degrees_shared);
-  run.memory = roomy_plan.Total() - roomy_plan.degrees;
+  ASSERT_EQ(roomy_plan.runs, index) << roomy_plan.Describe();
+  ASSERT_FALSE(roomy_plan.runs_shared);
+  run.memory = roomy_plan.Total() - roomy_plan.Held();
   Engine<ScheduleProgram> shared(set, ScheduleProgram{}, OptionsFor(run));
   const MemoryPlan shared_plan = shared.memory_plan();
   EXPECT_TRUE(shared_plan.degrees_shared) << shared_plan.Describe();
+  EXPECT_TRUE(shared_plan.runs_shared) << shared_plan.Describe();
   EXPECT_EQ(shared_plan.degrees, roomy_plan.degrees);
+  EXPECT_EQ(shared_plan.runs, roomy_plan.runs);
   EXPECT_EQ(shared_plan.Total(), run.memory);
   EXPECT_NE(shared_plan.Describe().find("in the builds' room"), std::string::npos);
   const RunSummary roomy_run = roomy.Run(), shared_run = shared.Run();
@@ -129,6 +134,11 @@ TEST_F(DynamicShardsTest, DegreesHeldInTheBuildsRoomAreGivenBackAtTheFirstBuild)
   };
   EXPECT_EQ(degrees(roomy_run), file);
   EXPECT_GT(degrees(shared_run), file);  // the flush's turn, after the build gave them back
+  const auto indexes = [](const RunSummary& s) {
+    return s.io.read[static_cast<size_t>(FileKind::kScatterIndex)];
+  };
+  // (The build reads the index's bytes too, itself.) Given back, it is read by the flush's turn.
+  EXPECT_EQ(indexes(shared_run), indexes(roomy_run) + index);
   const auto a = roomy.Values(), b = shared.Values();
   ASSERT_EQ(a.size(), b.size());
   for (size_t v = 0; v < a.size(); ++v) {

@@ -167,9 +167,9 @@ TEST_F(GatherTest, TheMemoryPlanCountsTheSplitAndAutoScansWhereItWouldCostMemory
   EXPECT_EQ(split.Total(), scan.Total() + split.gather);
   EXPECT_NE(split.Describe().find("gather buffers"), std::string::npos) << split.Describe();
   // A budget that holds everything but the split: auto scans, split is refused with the figure.
-  // (Without the degrees the plan holds in memory only where the budget has room left.)
+  // (Without the degrees and scatter indexes the plan holds only where the budget has room.)
   EXPECT_GT(scan.degrees, 0u);
-  const uint64_t scan_needs = scan.Total() - scan.degrees;
+  const uint64_t scan_needs = scan.Total() - scan.Held();
   EXPECT_EQ(plan(GatherChoice::kAuto, scan_needs, kStatic).gather, 0u);
   EXPECT_EQ(plan(GatherChoice::kAuto, scan_needs, kStatic).degrees, 0u);
   try {
@@ -202,9 +202,9 @@ TEST_F(GatherTest, FromEightThreadsAutoCountsTheSplitAndTheRouteAndDropsTheSplit
   EXPECT_GT(route.gather, 0u);
   EXPECT_GT(split.gather, 0u);
   EXPECT_EQ(both.gather, route.gather + split.gather);
-  // (Budgets without the degrees, which the plan holds only where it has room left.)
-  EXPECT_EQ(plan(GatherChoice::kAuto, route.Total() - route.degrees).gather, route.gather);
-  EXPECT_EQ(plan(GatherChoice::kAuto, scan.Total() - scan.degrees).gather, 0u);
+  // (Budgets without what the plan holds only where it has room left: MemoryPlan::Held.)
+  EXPECT_EQ(plan(GatherChoice::kAuto, route.Total() - route.Held()).gather, route.gather);
+  EXPECT_EQ(plan(GatherChoice::kAuto, scan.Total() - scan.Held()).gather, 0u);
 }
 
 }  // namespace

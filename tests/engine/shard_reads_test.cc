@@ -129,32 +129,45 @@ TEST_P(ShardReadsTest, EachFileIsCountedUnderItsKind) {
   }
 }
 
-// The static windows read the degrees at every turn, or once where the plan has room left to
-// hold them (MemoryPlan::degrees); the values are the same either way. The resident transport
-// holds them with the rest of the set.
-TEST_P(ShardReadsTest, DegreesAreReadOnceWhereThePlanHoldsThem) {
+// The static windows read the degrees and the scatter indexes at every turn, or once where the
+// plan has room left to hold them (MemoryPlan::degrees, MemoryPlan::runs); the values are the
+// same either way. The resident transport holds them with the rest of the set.
+TEST_P(ShardReadsTest, DegreesAndScatterIndexesAreReadOnceWhereThePlanHoldsThem) {
   const ShardSet set = ShardInto(File("g.el"), File("degrees"), 3);
   const uint64_t file = std::filesystem::file_size(set.DegreesPath());
+  uint64_t indexes = 0;
+  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+    indexes += std::filesystem::file_size(set.ScatterIndexPath(p));
+  }
   EngineRun run = Run();
   run.values_in_memory = false;
   Engine<apps::PageRank> held(set, apps::PageRank{}, OptionsFor(run));
   const MemoryPlan plan = held.memory_plan();
   if (TransportOf(GetParam()) == TransportChoice::kResident) {
     EXPECT_EQ(plan.degrees, 0u);
-    EXPECT_EQ(Read(held.Run(), FileKind::kDegrees), 8 * set.manifest().num_vertices);
+    EXPECT_EQ(plan.runs, 0u);
+    const RunSummary s = held.Run();
+    EXPECT_EQ(Read(s, FileKind::kDegrees), 8 * set.manifest().num_vertices);
+    EXPECT_EQ(Read(s, FileKind::kScatterIndex), indexes);
     return;
   }
   ASSERT_GT(plan.degrees, 0u) << plan.Describe();
+  ASSERT_EQ(plan.runs, indexes) << plan.Describe();
   EXPECT_NE(plan.Describe().find("degrees in memory"), std::string::npos) << plan.Describe();
+  EXPECT_NE(plan.Describe().find("scatter indexes in memory"), std::string::npos)
+      << plan.Describe();
   const RunSummary once = held.Run();
   EXPECT_EQ(Read(once, FileKind::kDegrees), file);
+  EXPECT_EQ(Read(once, FileKind::kScatterIndex), indexes);
   EXPECT_GT(once.iterations, 1u);
 
-  run.memory = plan.Total() - plan.degrees;  // no room left for them
+  run.memory = plan.Total() - plan.Held();  // no room left for them
   Engine<apps::PageRank> read(set, apps::PageRank{}, OptionsFor(run));
   EXPECT_EQ(read.memory_plan().degrees, 0u);
+  EXPECT_EQ(read.memory_plan().runs, 0u);
   const RunSummary every_turn = read.Run();
   EXPECT_GT(Read(every_turn, FileKind::kDegrees), file);
+  EXPECT_GT(Read(every_turn, FileKind::kScatterIndex), indexes);
   const auto a = held.Values(), b = read.Values();
   ASSERT_EQ(a.size(), b.size());
   for (size_t v = 0; v < a.size(); ++v) EXPECT_EQ(a[v].rank, b[v].rank) << v;
