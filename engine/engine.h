@@ -1499,6 +1499,8 @@ RunSummary Engine<Program>::Run() {
       delta.read[k] -= before.read[k];
       delta.written[k] -= before.written[k];
     }
+    delta.read_requests -= before.read_requests;
+    delta.write_requests -= before.write_requests;
     stats_.io = delta;
     summary.io_wait_seconds += stats_.io_wait_seconds;
     summary.compute_seconds += stats_.compute_seconds;

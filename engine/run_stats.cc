@@ -56,6 +56,8 @@ void AppendTimesAndTraffic(std::string& out, const Stats& s) {
   AppendNumber(out, "write_back_seconds", s.write_back_seconds);
   AppendKinds(out, "bytes_read", s.io.read);
   AppendKinds(out, "bytes_written", s.io.written);
+  AppendNumber(out, "read_requests", s.io.read_requests);
+  AppendNumber(out, "write_requests", s.io.write_requests);
   AppendNumber(out, "edges_loaded", s.edges_loaded);
   AppendNumber(out, "edges_changed", s.edges_changed);
   AppendNumber(out, "edges_used", s.edges_used);

@@ -124,6 +124,8 @@ IoCounters& IoCounters::operator+=(const IoCounters& other) {
     read[i] += other.read[i];
     written[i] += other.written[i];
   }
+  read_requests += other.read_requests;
+  write_requests += other.write_requests;
   return *this;
 }
 

@@ -95,6 +95,7 @@ struct IoOptions {
 struct IoCounters {
   std::array<uint64_t, static_cast<size_t>(FileKind::kCount)> read{};
   std::array<uint64_t, static_cast<size_t>(FileKind::kCount)> written{};
+  uint64_t read_requests = 0, write_requests = 0;  // requests completed, of any kind
   uint64_t TotalRead() const;
   uint64_t TotalWritten() const;
   IoCounters& operator+=(const IoCounters& other);
@@ -195,6 +196,7 @@ class IoBackend {
   void Count(const IoRequest& r) {
     auto k = static_cast<size_t>(r.file->kind());
     (r.write ? counters_.written : counters_.read)[k] += r.length;
+    ++(r.write ? counters_.write_requests : counters_.read_requests);
   }
   // Throws Error unless the request suits its file (alignment for direct files, non-null,
   // open, writable for writes).

@@ -179,6 +179,8 @@ TEST_P(IoBackendTest, RoundTripInRandomPieces) {
   EXPECT_EQ(io->counters().written[static_cast<size_t>(FileKind::kValues)], size);
   EXPECT_EQ(io->counters().TotalWritten(), size);
   EXPECT_EQ(io->counters().TotalRead(), 0u);
+  EXPECT_EQ(io->counters().write_requests, write_requests);  // each counted once, however split
+  EXPECT_EQ(io->counters().read_requests, 0u);
   const std::string on_disk = ReadFile(path);
   ASSERT_EQ(on_disk.size(), size);
   EXPECT_TRUE(SameBytes(reinterpret_cast<const std::byte*>(on_disk.data()), expected.data(), size));
@@ -197,6 +199,7 @@ TEST_P(IoBackendTest, RoundTripInRandomPieces) {
   EXPECT_EQ(io->counters().read[static_cast<size_t>(FileKind::kValues)], size);
   EXPECT_EQ(io->counters().TotalRead(), size);
   EXPECT_EQ(io->counters().TotalWritten(), size);
+  EXPECT_EQ(io->counters().read_requests, reads.size());
   if (registered && in.direct()) {  // fixed buffers serve direct files only
     EXPECT_EQ(io->fixed_buffer_requests(), write_requests + reads.size());
   } else {
