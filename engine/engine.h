@@ -383,21 +383,16 @@ class Engine {
   }
   // Adds what the backend moved since `before` to stats_.shard_build_io.
   void AddBuildIo(const IoCounters& before) {
-    const IoCounters& now = io_->counters();
-    for (size_t k = 0; k < now.read.size(); ++k) {
-      stats_.shard_build_io.read[k] += now.read[k] - before.read[k];
-      stats_.shard_build_io.written[k] += now.written[k] - before.written[k];
-    }
+    IoCounters moved = io_->counters();
+    moved -= before;
+    stats_.shard_build_io += moved;
   }
   // What the iteration that began at `before` measured, for auto_mode.h's cost model.
   AutoInputs AutoInputsNow(const IoCounters& before, uint64_t previous_changed) const {
     AutoInputs in;
-    const IoCounters& now = io_->counters();
-    for (size_t k = 0; k < now.read.size(); ++k) {
-      in.iteration_io.read[k] = now.read[k] - before.read[k] - stats_.shard_build_io.read[k];
-      in.iteration_io.written[k] =
-          now.written[k] - before.written[k] - stats_.shard_build_io.written[k];
-    }
+    in.iteration_io = io_->counters();
+    in.iteration_io -= before;
+    in.iteration_io -= stats_.shard_build_io;
     in.edges_loaded = stats_.edges_loaded;
     in.activity = stats_.edges_changed;
     in.previous_activity = previous_changed;
@@ -1494,14 +1489,8 @@ RunSummary Engine<Program>::Run() {
       }
     }
     stats_.seconds = Since(t);
-    IoCounters delta = io_->counters();
-    for (size_t k = 0; k < delta.read.size(); ++k) {
-      delta.read[k] -= before.read[k];
-      delta.written[k] -= before.written[k];
-    }
-    delta.read_requests -= before.read_requests;
-    delta.write_requests -= before.write_requests;
-    stats_.io = delta;
+    stats_.io = io_->counters();
+    stats_.io -= before;
     summary.io_wait_seconds += stats_.io_wait_seconds;
     summary.compute_seconds += stats_.compute_seconds;
     summary.gather_cpu_seconds += stats_.gather_cpu_seconds;
@@ -1515,8 +1504,8 @@ RunSummary Engine<Program>::Run() {
     summary.intervals_ordered += stats_.intervals_ordered;
     summary.intervals_sparse += stats_.intervals_sparse;
     if (stats_.shadow) {
-      summary.shadow_bytes_read += delta.TotalRead();
-      summary.shadow_bytes_written += delta.TotalWritten();
+      summary.shadow_bytes_read += stats_.io.TotalRead();
+      summary.shadow_bytes_written += stats_.io.TotalWritten();
     }
     if (options_.on_iteration) options_.on_iteration(stats_);
   }

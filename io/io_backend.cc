@@ -129,6 +129,16 @@ IoCounters& IoCounters::operator+=(const IoCounters& other) {
   return *this;
 }
 
+IoCounters& IoCounters::operator-=(const IoCounters& other) {
+  for (size_t i = 0; i < read.size(); ++i) {
+    read[i] -= other.read[i];
+    written[i] -= other.written[i];
+  }
+  read_requests -= other.read_requests;
+  write_requests -= other.write_requests;
+  return *this;
+}
+
 uint64_t IoFile::size() const { return FileSize(fd_.get(), path_); }
 
 std::unique_ptr<IoBackend> IoBackend::Create(const IoOptions& requested, std::string* note) {

@@ -99,6 +99,7 @@ struct IoCounters {
   uint64_t TotalRead() const;
   uint64_t TotalWritten() const;
   IoCounters& operator+=(const IoCounters& other);
+  IoCounters& operator-=(const IoCounters& other);  // what moved since `other` was taken
 };
 
 // A file opened for a backend. Move-only; closes on destruction.

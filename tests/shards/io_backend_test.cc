@@ -181,6 +181,7 @@ TEST_P(IoBackendTest, RoundTripInRandomPieces) {
   EXPECT_EQ(io->counters().TotalRead(), 0u);
   EXPECT_EQ(io->counters().write_requests, write_requests);  // each counted once, however split
   EXPECT_EQ(io->counters().read_requests, 0u);
+  const IoCounters written = io->counters();
   const std::string on_disk = ReadFile(path);
   ASSERT_EQ(on_disk.size(), size);
   EXPECT_TRUE(SameBytes(reinterpret_cast<const std::byte*>(on_disk.data()), expected.data(), size));
@@ -200,6 +201,12 @@ TEST_P(IoBackendTest, RoundTripInRandomPieces) {
   EXPECT_EQ(io->counters().TotalRead(), size);
   EXPECT_EQ(io->counters().TotalWritten(), size);
   EXPECT_EQ(io->counters().read_requests, reads.size());
+  IoCounters reading = io->counters();  // what the reads moved: the total less the writes'
+  reading -= written;
+  EXPECT_EQ(reading.TotalRead(), size);
+  EXPECT_EQ(reading.TotalWritten(), 0u);
+  EXPECT_EQ(reading.read_requests, reads.size());
+  EXPECT_EQ(reading.write_requests, 0u);
   if (registered && in.direct()) {  // fixed buffers serve direct files only
     EXPECT_EQ(io->fixed_buffer_requests(), write_requests + reads.size());
   } else {
