@@ -22,7 +22,7 @@ memory=$3
 repeats=${4:-3}
 shift $(( $# < 4 ? $# : 4 ))
 needle=build/apps/needle
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-10000}
 work=$(mktemp -d /tmp/needle-dynamic-modes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 modes=${MODES:-static ads ods auto}

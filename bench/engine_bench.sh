@@ -13,7 +13,7 @@ scale=${1:-22}
 repeats=${2:-3}
 dir=${3:-/tmp/needle-engine-bench}
 needle=build/apps/needle
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-10000}
 mkdir -p "$dir"
 graph="$dir/rmat$scale.el"
 [ -f "$graph" ] || "$needle" generate rmat --scale "$scale" --edge-factor 16 --seed 1 -o "$graph" >/dev/null

@@ -15,7 +15,7 @@ memory=${2:-73M}
 repeats=${3:-2}
 threads=${4:-"1 2 4 8 16"}
 needle=${NEEDLE:-$PWD/build/apps/needle}
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-10000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/needle-gather.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"

@@ -14,7 +14,7 @@ repeats=$1
 shift
 ways=${WAYS:-scan split}
 needle=${NEEDLE:-$(cd "$(dirname "$0")/.." && pwd)/build/apps/needle}
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-10000}
 work=$(mktemp -d /tmp/needle-gather-ways.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 for r in $(seq "$repeats"); do

@@ -13,7 +13,7 @@
 set -euo pipefail
 old=$1 new=$2 repeats=$3
 shift 3
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-10000}
 work=$(mktemp -d /tmp/needle-two-builds.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 for r in $(seq "$repeats"); do

@@ -19,7 +19,7 @@ repeats=${5:-3}
 shard_memory=${6:-1G}
 shift $(( $# < 6 ? $# : 6 ))
 needle=$PWD/build/apps/needle
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-10000}
 work=$(mktemp -d /tmp/needle-vertex-order.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cp "$input" "$work/"

@@ -65,6 +65,7 @@
 #include "engine/routed_gather.h"
 #include "engine/run_stats.h"
 #include "engine/scan_gather.h"
+#include "engine/sorted_run.h"
 #include "engine/split_gather.h"
 #include "engine/static_windows.h"
 #include "engine/transport.h"
@@ -459,8 +460,9 @@ class Engine {
   uint64_t Pass(uint32_t p, uint32_t iteration, const IntervalData& data, VertexValue* values,
                 bool inner);
   // own_start_: where each vertex of p's out-edges in window (p, p) start (relative to the
-  // window's first edge), from the window's runs.
-  void FindOwnRuns(uint32_t p, const IntervalData& data);
+  // window's first edge), from the window's runs. `check`: the window's targets are loaded
+  // and will be searched; they are checked (in p, ascending in each run) and own_sorted_ set.
+  void FindOwnRuns(uint32_t p, const IntervalData& data, bool check);
   // Whether the message of `source` on its edge to `target` (both in p, offsets from its first
   // vertex) was consumed in the pass that sent it: same sweep block, target after the source in
   // the sweep's direction.
@@ -476,6 +478,9 @@ class Engine {
   // merge: window (q, p) for q != p already holds this turn's earlier messages; a new one is
   // combined into them (kAggregation) and identity() leaves them as they are.
   void Scatter(uint32_t p, const IntervalData& data, bool merge);
+  // Scatter's window (p, p), split among the threads by source (own_runs_); returns the edges
+  // that changed.
+  uint64_t ScatterOwn(uint32_t p, const IntervalData& data, bool merge);
 
   const ShardSet& set_;
   Program program_;
@@ -554,6 +559,10 @@ class Engine {
   VertexHeap<PriorityOf<Program>> heap_;
   std::vector<uint64_t> own_start_;  // per vertex of p + 1 (FindOwnRuns)
   bool sparse_own_ = false;  // this turn reads (p, p)'s targets run by run
+  // Window (p, p)'s targets are loaded and checked: a thread finds the part of a run it needs
+  // by search (TargetsWithin) instead of walking the run.
+  bool own_sorted_ = false;
+  bool own_runs_ = false;  // own_start_ holds window (p, p)'s runs this turn
   // The vertices of p whose last sweep pass sent a message (offsets in p, ascending): an inner
   // pass gathers only their edges of window (p, p), the only ones that can carry one, and
   // applies only the blocks those reach; Scatter writes only their edges of it.
@@ -700,9 +709,10 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   // (Not the first iteration: every vertex sends in it.)
   sparse_own_ = sweep_ && iteration > 0 && transport_->OwnTargetsSparse();
   if (sparse_own_) ++stats_.intervals_sparse;
+  own_runs_ = own;
   if (own) {
     if (!sparse_own_) transport_->LoadOwnWindow();
-    FindOwnRuns(p, data);
+    FindOwnRuns(p, data, sweep_ && !sparse_own_);  // (only the sweeps search runs)
   }
   forward_ = true;
   uint64_t changed = Pass(p, iteration, data, values, /*inner=*/false);
@@ -741,7 +751,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
 }
 
 template <GasProgram Program>
-void Engine<Program>::FindOwnRuns(uint32_t p, const IntervalData& data) {
+void Engine<Program>::FindOwnRuns(uint32_t p, const IntervalData& data, bool check) {
   const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
   own_start_.assign(static_cast<size_t>(end - begin) + 1, 0);
   const WindowEntry &first = cur_->Window(p, p), &last = cur_->Window(p, p + 1);
@@ -755,6 +765,36 @@ void Engine<Program>::FindOwnRuns(uint32_t p, const IntervalData& data) {
                             status.error + " (the scatter index is damaged)");
   }
   for (size_t v = 1; v < own_start_.size(); ++v) own_start_[v] += own_start_[v - 1];
+  own_sorted_ = false;
+  if (!check) return;
+  // Every target in p, ascending within its run; else the first edge that breaks it.
+  const uint64_t own_first = first.first_edge;
+  const uint32_t* own = data.Targets() + own_first;
+  const uint32_t count = end - begin;
+  uint64_t bad = UINT64_MAX;
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(min : bad)
+  for (uint32_t v = 0; v < count; ++v) {
+    uint32_t previous = begin;
+    for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
+      if (own[e] < previous || own[e] >= end) {
+        bad = std::min(bad, e);
+        break;
+      }
+      previous = own[e];
+    }
+  }
+  if (bad != UINT64_MAX) {
+    const uint64_t edge = own_first + bad;
+    const uint32_t target = data.Targets()[edge];
+    throw Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
+                        target < begin || target >= end
+                            ? "target " + std::to_string(target) + " lies outside interval " +
+                                  std::to_string(p) + " (the shard file is damaged)"
+                            : "target " + std::to_string(target) +
+                                  " is out of order in its source's run (the shard file is "
+                                  "damaged)");
+  }
+  own_sorted_ = true;
 }
 
 template <GasProgram Program>
@@ -880,9 +920,14 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     } else {
       // Only the previous pass's senders carry anything, in ascending order: each target folds
       // its messages in the order a scan of the window would (shard order, by source).
+      const uint32_t* own_targets = targets + own_first;
       for (uint32_t u : frontier_) {
         if (u - lo < hi - lo) message_[u] = identity;  // sent; this pass sets it anew
-        for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
+        const auto [from, to] =
+            own_sorted_ ? TargetsWithin(own_targets, own_start_[u], own_start_[u + 1],
+                                        begin + lo, begin + hi)
+                        : std::pair{own_start_[u], own_start_[u + 1]};
+        for (uint64_t e = from; e < to; ++e) {
           const uint32_t v = targets[own_first + e] - begin;
           if (v - lo >= hi - lo) {
             if (v >= count) stray = std::min(stray, own_first + e);
@@ -943,7 +988,13 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           if (m == identity) continue;
           block_sent_[b].push_back(u);
           if (sparse_own_) continue;  // its targets are read after the pass
-          for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
+          // Fresh targets: later in the block in the sweep's direction.
+          const auto [from, to] =
+              own_sorted_
+                  ? TargetsWithin(targets + own_first, own_start_[u], own_start_[u + 1],
+                                  begin + (forward_ ? u + 1 : b0), begin + (forward_ ? b1 : u))
+                  : std::pair{own_start_[u], own_start_[u + 1]};
+          for (uint64_t e = from; e < to; ++e) {
             const uint64_t edge = own_first + e;
             const uint32_t v = targets[edge] - begin;
             if (v >= count || !Fresh(u, v)) continue;
@@ -1232,7 +1283,8 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
   if (mode_ != ShardMode::kStatic) Delay(p, data, merge && sweep_);
   const VertexId begin = set_.interval_begin(p);
   const EdgeValue identity = program_.identity();
-  uint64_t edges_changed = 0;
+  // Window (p, p) by its runs in own_start_, where the turn found them (ScatterOwn).
+  uint64_t edges_changed = own_runs_ ? ScatterOwn(p, data, merge) : 0;
   // The runs of window (q, p) come from p's scatter index (run_codec.h: about 2 bytes a run),
   // checked against the window index as they are decoded.
   const uint32_t n = num_intervals();
@@ -1241,49 +1293,14 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
   RunDecodeStatus damage;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) reduction(+ : edges_changed)
   for (uint32_t q = 0; q < n; ++q) {
+    if (own_runs_ && q == p) continue;
     auto* window = reinterpret_cast<EdgeValue*>(transport_->OutWindow(q));
     const bool combine = merge && q != p;
-    const bool fresh = sweep_ && q == p;
-    const uint32_t* own = data.Targets() + cur_->Window(p, p).first_edge;
     bool hit = false;
-    if (merge && fresh) {
-      // After an inner pass window (p, p) is all identity (the pass consumed it): only this
-      // pass's senders write, where their messages were not gathered at once.
-      for (uint32_t u : frontier_) {
-        const EdgeValue& m = message_[u];
-        edges_changed += own_start_[u + 1] - own_start_[u];
-        for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
-          const bool used = !sparse_own_ && Fresh(u, own[e] - begin);
-          window[e] = used ? identity : m;
-          hit = hit || !used;
-        }
-      }
-      carries_[q] = hit;
-      if (hit) pending_[q] = 1;
-      continue;
-    }
     uint64_t at = 0;
-    // The ordered schedule gathered p's messages to p at once, but for its late senders'.
-    auto fill_consumed = [&](uint32_t source, uint64_t count) {
-      const bool late = (touched_[source - begin] & kLate) != 0;
-      std::fill_n(window + at, count, late ? message_[source - begin] : identity);
-      if (late) {
-        hit = true;
-        edges_changed += count;
-      }
-      at += count;
-    };
     auto fill = [&](uint32_t source, uint64_t count) {
       const EdgeValue& m = message_[source - begin];
-      if (fresh && !(m == identity)) {
-        // Messages gathered in the pass that sent them are consumed: identity() on those edges.
-        edges_changed += count;
-        for (uint64_t e = at; e < at + count; ++e) {
-          const bool used = !sparse_own_ && Fresh(source - begin, own[e] - begin);
-          window[e] = used ? identity : m;
-          hit = hit || !used;
-        }
-      } else if (m == identity) {
+      if (m == identity) {
         if (!combine) std::fill_n(window + at, count, m);
       } else {
         hit = true;
@@ -1299,11 +1316,9 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
       at += count;
     };
     const WindowEntry &first = cur_->Window(q, p), &last = cur_->Window(q, p + 1);
-    auto decode = [&](auto& f) {
-      return DecodeRuns(data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run,
-                        begin, end, last.first_edge - first.first_edge, f);
-    };
-    const RunDecodeStatus status = ordered_ && q == p ? decode(fill_consumed) : decode(fill);
+    const RunDecodeStatus status =
+        DecodeRuns(data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run,
+                   begin, end, last.first_edge - first.first_edge, fill);
     if (!status.ok()) {
 #pragma omp critical(needle_scatter_damage)
       if (q < damaged) {
@@ -1320,6 +1335,85 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
                             damage.error + " (the scatter index is damaged)");
   }
   stats_.edges_changed += edges_changed;
+}
+
+template <GasProgram Program>
+uint64_t Engine<Program>::ScatterOwn(uint32_t p, const IntervalData& data, bool merge) {
+  const VertexId begin = set_.interval_begin(p);
+  const uint32_t count = set_.interval_end(p) - begin;
+  const EdgeValue identity = program_.identity();
+  auto* window = reinterpret_cast<EdgeValue*>(transport_->OutWindow(p));
+  const uint32_t* own = data.Targets() + cur_->Window(p, p).first_edge;
+  // Writes u's message m on its edges [from, to) but for the fresh ones, consumed in the pass
+  // that sent them (identity() there). Returns whether one edge carries m.
+  auto fill_fresh = [&](uint32_t u, uint64_t from, uint64_t to, const EdgeValue& m) {
+    if (sparse_own_) {  // nothing was gathered at once
+      std::fill(window + from, window + to, m);
+      return from < to;
+    }
+    if (own_sorted_) {
+      const uint32_t b0 = u / kSweepBlock * kSweepBlock;
+      const uint32_t b1 = std::min(count, b0 + kSweepBlock);
+      const auto [a, b] = TargetsWithin(own, from, to, begin + (forward_ ? u + 1 : b0),
+                                        begin + (forward_ ? b1 : u));
+      std::fill(window + from, window + a, m);
+      std::fill(window + a, window + b, identity);
+      std::fill(window + b, window + to, m);
+      return b - a < to - from;
+    }
+    bool hit = false;
+    for (uint64_t e = from; e < to; ++e) {
+      const bool used = Fresh(u, own[e] - begin);
+      window[e] = used ? identity : m;
+      hit = hit || !used;
+    }
+    return hit;
+  };
+  uint64_t edges_changed = 0;
+  bool hit = false;
+  if (merge && sweep_) {
+    // After an inner pass window (p, p) is all identity (the pass consumed it): only this
+    // pass's senders write, where their messages were not gathered at once.
+#pragma omp parallel for num_threads(threads_) schedule(static) \
+    reduction(+ : edges_changed) reduction(|| : hit)
+    for (size_t k = 0; k < frontier_.size(); ++k) {
+      const uint32_t u = frontier_[k];
+      edges_changed += own_start_[u + 1] - own_start_[u];
+      if (fill_fresh(u, own_start_[u], own_start_[u + 1], message_[u])) hit = true;
+    }
+  } else {
+#pragma omp parallel for num_threads(threads_) schedule(static) \
+    reduction(+ : edges_changed) reduction(|| : hit)
+    for (uint32_t u = 0; u < count; ++u) {
+      const uint64_t from = own_start_[u], to = own_start_[u + 1];
+      if (from == to) continue;
+      if (ordered_) {
+        // The ordered schedule gathered p's messages to p at once, but for its late senders'.
+        const bool late = (touched_[u] & kLate) != 0;
+        std::fill(window + from, window + to, late ? message_[u] : identity);
+        if (late) {
+          hit = true;
+          edges_changed += to - from;
+        }
+        continue;
+      }
+      const EdgeValue& m = message_[u];
+      if (m == identity) {
+        std::fill(window + from, window + to, identity);
+        continue;
+      }
+      edges_changed += to - from;
+      if (!sweep_) {
+        std::fill(window + from, window + to, m);
+        hit = true;
+      } else if (fill_fresh(u, from, to, m)) {
+        hit = true;
+      }
+    }
+  }
+  carries_[p] = hit;
+  if (hit) pending_[p] = 1;
+  return edges_changed;
 }
 
 template <GasProgram Program>

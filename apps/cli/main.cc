@@ -55,12 +55,16 @@ void PrintUsage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // OpenMP threads that spin while the main thread waits for I/O or runs a serial step take
-  // the cores the kernel's I/O workers need: measured 3-8x slower runs on two cores. libgomp
-  // reads OMP_WAIT_POLICY when it loads, before main(), so set it and start again (once; a
+  // How idle OpenMP threads wait. libgomp's default spins for milliseconds, taking the cores
+  // the kernel's I/O workers need while the main thread waits for I/O (3-8x slower runs on
+  // two cores); sleeping at once makes every barrier a futex wake, which doubled the compute
+  // of runs with many inner passes. So: spin about 10,000 pauses (a few hundred microseconds,
+  // longer than a pass's barriers are apart, far shorter than a read), then sleep.
+  // libgomp reads these when it loads, before main(), so set them and start again (once; a
   // policy the user chose is kept).
-  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("GOMP_SPINCOUNT") == nullptr) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
+    setenv("GOMP_SPINCOUNT", "10000", 1);
     execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
   }
   // Large buffers come and go per shard and per chunk. A fixed mmap threshold (which also
