@@ -811,9 +811,11 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   const uint32_t n = num_intervals();
   std::vector<Source>& sources = sources_;
   sources.clear();
+  size_t own_source = SIZE_MAX;  // window (p, p) whole in sources, its runs searchable
   if (!inner) {
     for (uint32_t r = 0; r < n; ++r) {
       if (!transport_->Carries(p, r)) continue;  // all identity
+      if (r == p && own_sorted_ && !transport_->Chunked()) own_source = sources.size();
       const EdgeValue* messages =
           reinterpret_cast<const EdgeValue*>(data.values.data() + transport_->WindowOffset(p, r));
       const uint64_t first = cur_->Window(p, r).first_edge;
@@ -909,12 +911,32 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
                                               ++used;
                                             }));
       } else {
-        stray = std::min(stray, ScanGather(sources, targets, begin, count, lo, hi, identity,
-                                           [&](uint32_t v, const EdgeValue& m, uint64_t i) {
-                                             acc_[v] = program_.gather(acc_[v], m, weight(i));
-                                             touched_[v] = 1;
-                                             ++used;
-                                           }));
+        auto fold = [&](uint32_t v, const EdgeValue& m, uint64_t i) {
+          acc_[v] = program_.gather(acc_[v], m, weight(i));
+          touched_[v] = 1;
+          ++used;
+        };
+        const std::span<const Source> all(sources);
+        if (own_source == SIZE_MAX) {
+          stray = std::min(stray, ScanGather(all, targets, begin, count, lo, hi, identity, fold));
+        } else {
+          // Window (p, p) run by run, each searched for this thread's targets (own_sorted_);
+          // the windows before and after it scanned: shard order all the same.
+          stray = std::min(stray, ScanGather(all.first(own_source), targets, begin, count, lo, hi,
+                                             identity, fold));
+          const EdgeValue* messages = sources[own_source].messages;
+          for (uint32_t u = 0; u < count; ++u) {
+            const auto [a, b] = TargetsWithin(targets + own_first, own_start_[u],
+                                              own_start_[u + 1], begin + lo, begin + hi);
+            for (uint64_t e = a; e < b; ++e) {
+              if (!(messages[e] == identity)) {
+                fold(targets[own_first + e] - begin, messages[e], own_first + e);
+              }
+            }
+          }
+          stray = std::min(stray, ScanGather(all.subspan(own_source + 1), targets, begin, count,
+                                             lo, hi, identity, fold));
+        }
       }
       gather_cpu += ThreadCpuSeconds() - cpu;
     } else {

@@ -12,7 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
+#include <span>
 
 namespace needle {
 
@@ -20,7 +20,7 @@ namespace needle {
 // edges). fold(v, message, edge) folds a message other than `identity` into target v (< count)
 // of this thread. Returns the first edge whose target is not in the interval (UINT64_MAX: none).
 template <typename Window, typename EdgeValue, typename Fold>
-uint64_t ScanGather(const std::vector<Window>& windows, const uint32_t* targets, uint32_t begin,
+uint64_t ScanGather(std::span<const Window> windows, const uint32_t* targets, uint32_t begin,
                     uint32_t count, uint32_t lo, uint32_t hi, const EdgeValue& identity,
                     Fold&& fold) {
   uint64_t stray = UINT64_MAX;

@@ -18,6 +18,8 @@
 #include "engine_test_util.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/rmat.h"
+#include "shards/run_codec.h"
+#include "shards/shard_set.h"
 
 namespace needle {
 namespace {
@@ -163,6 +165,41 @@ TEST_P(EngineErrorsTest, TargetOutsideItsIntervalFailsTheRunNamingTheByte) {
   Redigest(shards, testing::ShardName(1, ".adj"));
   ExpectRunFails(shards, path, targets_pos, "outside interval 1");
   ExpectRunFails(shards, path, targets_pos, "outside interval 1", /*split=*/true);
+}
+
+// Targets out of order inside one source's run of window (p, p) stop the run naming the byte:
+// the sweeps find a thread's part of a run by search, which such a run would mislead.
+TEST_P(EngineErrorsTest, TargetsOutOfOrderInARunFailTheRunNamingTheByte) {
+  const std::string shards = MakeShards();
+  const std::string path = shards + "/" + testing::ShardName(1, ".adj");
+  const uint64_t targets_pos = Load64(path, 40);
+  uint64_t at = 0;  // the first edge of a run of window (1, 1) whose first two targets differ
+  {
+    const ShardSet set = ShardSet::Open(shards);
+    const std::string index = testing::ReadFile(set.ScatterIndexPath(1));
+    const std::string adjacency = testing::ReadFile(path);
+    auto target = [&](uint64_t edge) {
+      uint32_t t = 0;
+      std::memcpy(&t, adjacency.data() + targets_pos + 4 * edge, 4);
+      return t;
+    };
+    const WindowEntry &first = set.Window(1, 1), &last = set.Window(1, 2);
+    const auto* runs = reinterpret_cast<const uint8_t*>(index.data());
+    uint64_t edge = first.first_edge;
+    const RunDecodeStatus status = DecodeRuns(
+        runs + set.ScatterOffset(1, 1), runs + set.ScatterOffset(2, 1),
+        last.first_run - first.first_run, set.interval_begin(1), set.interval_end(1),
+        last.first_edge - first.first_edge, [&](uint32_t, uint64_t count) {
+          if (at == 0 && count >= 2 && target(edge) < target(edge + 1)) at = edge;
+          edge += count;
+        });
+    ASSERT_TRUE(status.ok());
+    ASSERT_GT(at, 0u) << "window (1, 1) has no run of two targets";
+    const uint32_t swapped[2] = {target(at + 1), target(at)};
+    Overwrite(path, targets_pos + 4 * at, std::string(reinterpret_cast<const char*>(swapped), 8));
+  }
+  Redigest(shards, testing::ShardName(1, ".adj"));
+  ExpectRunFails(shards, path, targets_pos + 4 * (at + 1), "out of order");
 }
 
 // Only working directories no process holds are removed: not another live run's, however it
