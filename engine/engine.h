@@ -710,6 +710,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   sparse_own_ = sweep_ && iteration > 0 && transport_->OwnTargetsSparse();
   if (sparse_own_) ++stats_.intervals_sparse;
   own_runs_ = own;
+  own_sorted_ = false;  // until FindOwnRuns checks this turn's window (p, p)
   if (own) {
     if (!sparse_own_) transport_->LoadOwnWindow();
     FindOwnRuns(p, data, sweep_ && !sparse_own_);  // (only the sweeps search runs)
