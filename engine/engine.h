@@ -50,6 +50,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -463,12 +464,22 @@ class Engine {
   // window's first edge), from the window's runs. `check`: the window's targets are loaded
   // and will be searched; they are checked (in p, ascending in each run) and own_sorted_ set.
   void FindOwnRuns(uint32_t p, const IntervalData& data, bool check);
-  // Whether the message of `source` on its edge to `target` (both in p, offsets from its first
-  // vertex) was consumed in the pass that sent it: same sweep block, target after the source in
-  // the sweep's direction.
-  bool Fresh(uint32_t source, uint32_t target) const {
-    return sweep_ && source / kSweepBlock == target / kSweepBlock &&
-           (forward_ ? target > source : target < source);
+  // Of source u's edges [from, to) of window (p, p) (targets `own`, own_sorted_), the fresh
+  // ones, whose message is consumed in the pass that sent it: target in u's sweep block, after
+  // u in the sweep's direction. p starts at `begin` and has `count` vertices.
+  std::pair<uint64_t, uint64_t> FreshRange(const uint32_t* own, uint64_t from, uint64_t to,
+                                           uint32_t u, VertexId begin, uint32_t count) const {
+    const uint32_t b0 = u / kSweepBlock * kSweepBlock;
+    const uint32_t b1 = std::min(count, b0 + kSweepBlock);
+    return TargetsWithin(own, from, to, begin + (forward_ ? u + 1 : b0),
+                         begin + (forward_ ? b1 : u));
+  }
+  // The error for an in-edge of shard p (edge `edge` of its targets) whose target lies outside
+  // interval p.
+  Error TargetOutside(uint32_t p, uint64_t edge, uint32_t target) const {
+    return Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
+                         "target " + std::to_string(target) + " lies outside interval " +
+                             std::to_string(p) + " (the shard file is damaged)");
   }
   // The ordered schedule (kOrdered): applies p's vertices with messages (every vertex in the
   // first iteration) least priority first, gathering their messages to p at once, and
@@ -787,13 +798,10 @@ void Engine<Program>::FindOwnRuns(uint32_t p, const IntervalData& data, bool che
   if (bad != UINT64_MAX) {
     const uint64_t edge = own_first + bad;
     const uint32_t target = data.Targets()[edge];
+    if (target < begin || target >= end) throw TargetOutside(p, edge, target);
     throw Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
-                        target < begin || target >= end
-                            ? "target " + std::to_string(target) + " lies outside interval " +
-                                  std::to_string(p) + " (the shard file is damaged)"
-                            : "target " + std::to_string(target) +
-                                  " is out of order in its source's run (the shard file is "
-                                  "damaged)");
+                        "target " + std::to_string(target) +
+                            " is out of order in its source's run (the shard file is damaged)");
   }
   own_sorted_ = true;
 }
@@ -996,7 +1004,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       for (uint32_t v = lo; v < hi; ++v) apply(v);
     } else {
       // Block by block, in order: a changed vertex's message reaches the later vertices of
-      // its block now (Fresh), before they apply. An inner pass visits only the blocks its
+      // its block now (FreshRange), before they apply. An inner pass visits only the blocks its
       // messages reached.
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 1)
@@ -1011,16 +1019,12 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           if (m == identity) continue;
           block_sent_[b].push_back(u);
           if (sparse_own_) continue;  // its targets are read after the pass
-          // Fresh targets: later in the block in the sweep's direction.
+          // Its fresh targets (a sweep turn that is not sparse has own_sorted_).
           const auto [from, to] =
-              own_sorted_
-                  ? TargetsWithin(targets + own_first, own_start_[u], own_start_[u + 1],
-                                  begin + (forward_ ? u + 1 : b0), begin + (forward_ ? b1 : u))
-                  : std::pair{own_start_[u], own_start_[u + 1]};
+              FreshRange(targets + own_first, own_start_[u], own_start_[u + 1], u, begin, count);
           for (uint64_t e = from; e < to; ++e) {
             const uint64_t edge = own_first + e;
             const uint32_t v = targets[edge] - begin;
-            if (v >= count || !Fresh(u, v)) continue;
             touch(v);
             acc_[v] = program_.gather(acc_[v], m, weight(edge));
           }
@@ -1029,11 +1033,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       }
     }
   }
-  if (stray != UINT64_MAX) {
-    throw Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * stray,
-                        "target " + std::to_string(targets[stray]) + " lies outside interval " +
-                            std::to_string(p) + " (the shard file is damaged)");
-  }
+  if (stray != UINT64_MAX) throw TargetOutside(p, stray, targets[stray]);
   if (sweep_) {  // this pass's senders, ascending
     frontier_.clear();
     for (auto& sent : block_sent_) {
@@ -1138,12 +1138,7 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
       for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
         const uint64_t edge = own_first + e;
         const uint32_t t = targets[edge] - begin;
-        if (t >= count) {
-          throw Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
-                              "target " + std::to_string(targets[edge]) +
-                                  " lies outside interval " + std::to_string(p) +
-                                  " (the shard file is damaged)");
-        }
+        if (t >= count) throw TargetOutside(p, edge, targets[edge]);
         acc_[t] = program_.gather(acc_[t], m, weights != nullptr ? weights[edge] : 1.0f);
         if ((touched_[t] & (kHeard | kFirst)) == 0) {
           // t is not waiting: a message that would not change it is dropped (a selection
@@ -1374,23 +1369,12 @@ uint64_t Engine<Program>::ScatterOwn(uint32_t p, const IntervalData& data, bool 
       std::fill(window + from, window + to, m);
       return from < to;
     }
-    if (own_sorted_) {
-      const uint32_t b0 = u / kSweepBlock * kSweepBlock;
-      const uint32_t b1 = std::min(count, b0 + kSweepBlock);
-      const auto [a, b] = TargetsWithin(own, from, to, begin + (forward_ ? u + 1 : b0),
-                                        begin + (forward_ ? b1 : u));
-      std::fill(window + from, window + a, m);
-      std::fill(window + a, window + b, identity);
-      std::fill(window + b, window + to, m);
-      return b - a < to - from;
-    }
-    bool hit = false;
-    for (uint64_t e = from; e < to; ++e) {
-      const bool used = Fresh(u, own[e] - begin);
-      window[e] = used ? identity : m;
-      hit = hit || !used;
-    }
-    return hit;
+    // A sweep turn that is not sparse has own_sorted_.
+    const auto [a, b] = FreshRange(own, from, to, u, begin, count);
+    std::fill(window + from, window + a, m);
+    std::fill(window + a, window + b, identity);
+    std::fill(window + b, window + to, m);
+    return b - a < to - from;
   };
   uint64_t edges_changed = 0;
   bool hit = false;
