@@ -46,6 +46,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -122,14 +123,14 @@ class Engine {
     for (uint32_t p = 0; p < set.num_intervals(); ++p) {
       largest = std::max<size_t>(largest, set.interval_end(p) - set.interval_begin(p));
     }
-    auto plan_with = [&](uint64_t dynamic_bytes, bool values_in_memory) {
+    auto plan_with = [&](uint64_t dynamic_bytes, bool values_in_memory, bool share = false) {
       return PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                         sizeof(VertexValue), options_.memory_bytes, values_in_memory,
                         options_.transport, options_.stream_one_vertex_intervals, dynamic_bytes,
                         (route_ ? Router::RouteBytes(threads_) : 0) +
                             (split_ ? Splitter::Bytes(threads_, largest) : 0),
                         chunked ? WindowChunks::Bytes(set, sizeof(EdgeValue)) : 0,
-                        dynamic_bytes > 0 ? kDynamicBuildBytes : 0);
+                        dynamic_bytes > 0 ? kDynamicBuildBytes : 0, share);
     };
     // Dynamic shards add a flag per vertex, the delay buffer and two build buffers. The delay
     // buffer lives with the vertex values: in memory beside them when they are, else in the
@@ -147,7 +148,10 @@ class Engine {
         } catch (const std::invalid_argument&) {  // perhaps with the values on disk
         }
       }
-      return plan_with(DynamicShardBytes(n, largest, sizeof(EdgeValue)), false);
+      // ads and ods hold the values until their first build where there is room (auto runs
+      // static rather than move them to disk: below).
+      return plan_with(DynamicShardBytes(n, largest, sizeof(EdgeValue)), false,
+                       options_.values_in_memory && mode_ != ShardMode::kAuto);
     };
     // auto: static where the dynamic shards' buffers do not fit, or would push the vertex
     // values out of memory (their traffic every iteration outweighs what the sets save).
@@ -240,13 +244,12 @@ class Engine {
       } else {
         flags_.assign(set.manifest().num_vertices, kPresent);
         delayed_in_.assign(set.num_intervals(), 0);
-        if (plan_.resident) {
+        if (plan_.values_shared) {
+          // On disk from the first build (SpillValues): no delay before it.
+        } else if (plan_.resident) {
           delay_.resize(set.manifest().num_vertices);
         } else {
-          interval_delay_.resize(largest);
-          delay_store_.emplace(VertexStore::Create(*io_, work_->path(), "delay",
-                                                   set.manifest().num_vertices,
-                                                   sizeof(EdgeValue)));
+          UseDelayStore();
         }
         if (mode_ == ShardMode::kAuto) {
           for (const auto& entry : std::filesystem::directory_iterator(set.dir())) {
@@ -263,9 +266,7 @@ class Engine {
     if (plan_.resident) {
       all_values_.resize(set.manifest().num_vertices);
     } else {
-      interval_values_.resize(largest);
-      store_.emplace(VertexStore::Create(*io_, work_->path(), "run", set.manifest().num_vertices,
-                                         sizeof(VertexValue)));
+      UseValueStore();
     }
   }
   Engine(ShardSet&&, Program, EngineOptions) = delete;
@@ -426,6 +427,14 @@ class Engine {
   // Writes the dynamic shard set of the edges of the current set whose source has a flag of
   // `keep`, moves the pending messages into it and reads it from now on.
   void BuildDynamic(uint8_t keep);
+  // Vertex values, and the delay buffer, through files in the run's directory an interval at a
+  // time (LoadValues, StoreValues), where the plan does not hold them in memory.
+  void UseValueStore();
+  void UseDelayStore();
+  // Values held only until the first build (MemoryPlan::values_shared) move to their file, and
+  // the delay buffer to its own, before the build takes their room.
+  void SpillValues();
+  uint32_t LargestInterval() const;
   // A shadow iteration begins: the dynamic shards' messages go back into the static shards'
   // windows, which the iteration reads, and the intervals of the vertices in the delay buffer
   // are computed: the first pass of each sends their delayed scatters (Pass) on all their
@@ -1231,7 +1240,57 @@ void Engine<Program>::UseSet(const ShardSet& set, IntervalIo& io, const EdgeValu
 }
 
 template <GasProgram Program>
+uint32_t Engine<Program>::LargestInterval() const {
+  uint32_t largest = 0;
+  for (uint32_t p = 0; p < set_.num_intervals(); ++p) {
+    largest = std::max(largest, set_.interval_end(p) - set_.interval_begin(p));
+  }
+  return largest;
+}
+
+template <GasProgram Program>
+void Engine<Program>::UseValueStore() {
+  interval_values_.resize(LargestInterval());
+  store_.emplace(VertexStore::Create(*io_, work_->path(), "run", set_.manifest().num_vertices,
+                                     sizeof(VertexValue)));
+}
+
+template <GasProgram Program>
+void Engine<Program>::UseDelayStore() {
+  interval_delay_.resize(LargestInterval());
+  delay_store_.emplace(VertexStore::Create(*io_, work_->path(), "delay",
+                                           set_.manifest().num_vertices, sizeof(EdgeValue)));
+}
+
+template <GasProgram Program>
+void Engine<Program>::SpillValues() {
+  if (delayed_count_ != 0) {
+    throw std::logic_error("vertex values moved to disk with scatters delayed");
+  }
+  const auto t = Clock::now();
+  UseValueStore();
+  // In pieces of whole 4 KiB blocks of the file (no neighbour's bytes to read back), each no
+  // larger than the staging copy the plan counts for an interval.
+  const uint64_t width = sizeof(VertexValue);
+  const uint64_t unit = std::lcm(width, kDirectAlignment) / width;  // vertices
+  const uint64_t step = unit * std::max<uint64_t>(1, interval_values_.size() / unit);
+  const uint64_t n = all_values_.size();
+  for (uint64_t begin = 0; begin < n; begin += step) {
+    store_->Write(begin, std::min(n, begin + step), all_values_.data() + begin);
+  }
+  std::vector<VertexValue>().swap(all_values_);
+  UseDelayStore();
+  plan_.resident = false;
+  stats_.write_back_seconds += Since(t);
+  if (options_.log) {
+    options_.log("vertex values moved to disk for the dynamic shard builds (--memory holds "
+                 "them only until the first build)");
+  }
+}
+
+template <GasProgram Program>
 void Engine<Program>::BuildDynamic(uint8_t keep) {
+  if (plan_.values_shared && plan_.resident) SpillValues();
   // Degrees and scatter indexes held in the builds' room (MemoryPlan::degrees_shared,
   // runs_shared) give it back for good.
   if (plan_.degrees_shared) shard_io_->ReleaseDegrees();
@@ -1623,6 +1682,7 @@ RunSummary Engine<Program>::Run() {
   summary.delay_buffer_max_bytes = summary.delayed_max * (sizeof(VertexId) + sizeof(EdgeValue));
   summary.threads = threads_;
   summary.dynamic_disk_peak = dynamic_disk_peak_;
+  summary.vertex_values_resident = plan_.resident;  // false once moved to disk (SpillValues)
   if (options_.on_finish) options_.on_finish(summary);
   return summary;
 }

@@ -38,7 +38,11 @@ std::string MemoryPlan::Describe() const {
          ", vertex arrays " +
          FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " +
          FormatMiB(kReservedBytes) + ", vertex values " +
-         (resident ? "in memory " + FormatMiB(resident_values) : std::string("on disk")) + ")";
+         (!resident        ? std::string("on disk")
+          : values_shared ? "in memory " + FormatMiB(resident_values) +
+                                " (in the builds' room, until the first build; then on disk)"
+                          : "in memory " + FormatMiB(resident_values)) +
+         ")";
 }
 
 namespace {
@@ -48,7 +52,8 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
                    size_t per_vertex_width, size_t vertex_width, uint64_t budget,
                    bool allow_resident, const std::vector<uint8_t>& streamed = {},
                    uint64_t dynamic_bytes = 0, uint64_t gather_bytes = 0,
-                   uint64_t chunk_bytes = 0, uint64_t build_bytes = 0) {
+                   uint64_t chunk_bytes = 0, uint64_t build_bytes = 0,
+                   bool share_values = false) {
   MemoryPlan plan;
   plan.gather = gather_bytes;
   plan.budget = budget;
@@ -80,26 +85,36 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
   // window index, edge value file offsets, scatter index offsets; window flags; per-shard state
   plan.tables = EngineTableBytes(p);
   const uint64_t all_values = set.manifest().num_vertices * vertex_width;
+  // What only the builds use, lent until the first build; and the budget's headroom that the
+  // shared values take until then (Total() counts neither).
+  uint64_t room = build_bytes, lent = 0;
   if (allow_resident && plan.Total() + all_values <= budget) {
     plan.resident = true;
     plan.resident_values = all_values;
   } else {
     // the interval's values, and VertexStore's aligned staging copy of them
     plan.vertex_arrays += largest * vertex_width + AlignUp(largest * vertex_width) + 8192;
+    if (share_values && build_bytes > 0 && plan.Total() + all_values <= budget + room) {
+      plan.resident = plan.values_shared = true;
+      plan.resident_values = all_values;
+      const uint64_t from_room = std::min(all_values, room);
+      room -= from_room;
+      lent = all_values - from_room;
+    }
   }
   if (transport == TransportChoice::kStatic) {
     const uint64_t degrees = io.DegreesBytes();
-    if (plan.Total() + degrees <= budget) {
+    if (plan.Total() + lent + degrees <= budget) {
       plan.degrees = degrees;
-    } else if (degrees <= build_bytes && plan.Total() <= budget) {
+    } else if (degrees <= room && plan.Total() + lent <= budget) {
       plan.degrees = degrees;
       plan.degrees_shared = true;
+      room -= degrees;
     }
     const uint64_t runs = io.RunsBytes();
-    const uint64_t room = build_bytes - (plan.degrees_shared ? degrees : 0);
-    if (plan.Total() + runs <= budget) {
+    if (plan.Total() + lent + runs <= budget) {
       plan.runs = runs;
-    } else if (runs <= room && plan.Total() <= budget) {
+    } else if (runs <= room && plan.Total() + lent <= budget) {
       plan.runs = runs;
       plan.runs_shared = true;
     }
@@ -112,7 +127,8 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident,
                       TransportChoice transport, bool stream_all, uint64_t dynamic_bytes,
-                      uint64_t gather_bytes, uint64_t chunk_bytes, uint64_t build_bytes) {
+                      uint64_t gather_bytes, uint64_t chunk_bytes, uint64_t build_bytes,
+                      bool share_values) {
   if (transport != TransportChoice::kStatic) {
     const MemoryPlan resident = PlanFor(set, io, TransportChoice::kResident, per_vertex_width,
                                         vertex_width, budget, allow_resident, {}, 0,
@@ -150,13 +166,13 @@ MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_wid
   io.SetStreamed(streamed);
   MemoryPlan plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width,
                             budget, allow_resident, streamed, dynamic_bytes, gather_bytes,
-                            chunk_bytes, build_bytes);
+                            chunk_bytes, build_bytes, share_values);
   while (plan.Total() > budget && next < single.size()) {
     streamed[single[next++]] = 1;
     io.SetStreamed(streamed);
     plan = PlanFor(set, io, TransportChoice::kStatic, per_vertex_width, vertex_width, budget,
                    allow_resident, streamed, dynamic_bytes, gather_bytes, chunk_bytes,
-                   build_bytes);
+                   build_bytes, share_values);
   }
   if (plan.Total() > budget) {
     throw std::invalid_argument("--memory " + FormatMiB(budget) +

@@ -18,6 +18,10 @@
 // its interval's) — where only the dynamic shard builds' room (`build_bytes`, part of the
 // dynamic modes' bytes) holds them, there until the first build — and then, likewise, every
 // interval's scatter index (IntervalIo::HoldRuns; else each turn reads its interval's).
+// A dynamic shard mode whose buffers leave no room for the vertex values (share_values) keeps
+// them in memory all the same until its first build, in the builds' room and what the budget
+// has left (`values_shared`, ahead of the degrees and scatter indexes), and then moves them to
+// disk: the iterations before the first build run as static ones do.
 //
 // The dynamic shard modes (static windows) add the delay buffer (a message per vertex), a flag
 // byte per vertex and the dynamic shard builder's write buffers (shards/hashing_writer.h; the
@@ -56,6 +60,9 @@ struct MemoryPlan {
   uint64_t tables = 0;
   uint64_t resident_values = 0;  // 0 when vertex values go through a file
   bool resident = false;         // vertex values in memory
+  bool values_shared = false;    // in memory (resident) only until the first dynamic shard
+                                 // build, in its room and the budget's headroom; then on disk
+                                 // (Total() counts the on-disk layout)
   std::vector<uint8_t> streamed;  // per interval: streamed (static windows; empty: none)
   uint32_t num_streamed = 0;
   uint64_t stream_buffer = 0;     // StreamBufferBytes() when an interval is streamed
@@ -71,7 +78,7 @@ struct MemoryPlan {
   bool runs_shared = false;       // held in the builds' room (with the degrees, if they are)
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           resident_values + stream_buffer + dynamic + gather + chunks + Held() + kReservedBytes;
+           (values_shared ? 0 : resident_values) + stream_buffer + dynamic + gather + chunks + Held() + kReservedBytes;
   }
   // What Total() holds only because the budget had room left (degrees, scatter indexes).
   uint64_t Held() const { return (degrees_shared ? 0 : degrees) + (runs_shared ? 0 : runs); }
@@ -89,12 +96,14 @@ struct MemoryPlan {
 // (engine/routed_gather.h, engine/split_gather.h).
 // chunk_bytes: the chunk marks of static windows at page grain (engine/window_chunks.h).
 // build_bytes: the part of dynamic_bytes that only dynamic shard builds use.
+// share_values: where the vertex values are not held for good (allow_resident false), hold
+// them until the first build when the budget and the builds' room have room for them.
 // Tells `io` which intervals are streamed (IntervalIo::SetStreamed).
 MemoryPlan PlanMemory(const ShardSet& set, IntervalIo& io, size_t per_vertex_width,
                       size_t vertex_width, uint64_t budget, bool allow_resident = true,
                       TransportChoice transport = TransportChoice::kAuto,
                       bool stream_all = false, uint64_t dynamic_bytes = 0,
                       uint64_t gather_bytes = 0, uint64_t chunk_bytes = 0,
-                      uint64_t build_bytes = 0);
+                      uint64_t build_bytes = 0, bool share_values = false);
 
 }  // namespace needle

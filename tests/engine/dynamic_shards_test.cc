@@ -147,6 +147,65 @@ TEST_F(DynamicShardsTest, DegreesAndIndexesHeldInTheBuildsRoomAreGivenBackAtTheF
   }
 }
 
+// Where --memory holds the dynamic modes' buffers only with the vertex values on disk, ods
+// keeps the values in memory until its first build (MemoryPlan::values_shared), in the room
+// the builds take: no vertex value is read or written before it, the build moves them to
+// disk, and the values end as those of the run that had them on disk from the start. A run
+// that never builds keeps them in memory to the end.
+TEST_F(DynamicShardsTest, VertexValuesHeldUntilTheFirstBuildThenOnDisk) {
+  RmatOptions options;
+  options.scale = 13;
+  options.edge_factor = 4;
+  const std::string path = dir().string() + "/rmat.txt";
+  WriteEdgeListText(GenerateRmat(options), path);
+  const ShardSet set = ShardInto(path, dir().string() + "/rmat.shards", 16);
+  apps::PageRank program;
+  program.tolerance = 1e-3f;
+  EngineRun run;
+  run.transport = TransportChoice::kStatic;
+  run.shard_mode = ShardMode::kOds;
+  run.shadow_below = 2.0;  // the first shadow iteration, and build, comes second
+  run.values_in_memory = false;
+  const MemoryPlan disk_plan = Engine<apps::PageRank>(set, program, OptionsFor(run)).memory_plan();
+  ASSERT_FALSE(disk_plan.resident) << disk_plan.Describe();
+  run.memory = disk_plan.Total() - disk_plan.Held();  // no room for the values beside the rest
+  RunSummary disk_summary;
+  std::vector<IterationStats> disk_stats;
+  const auto on_disk = RunProgram(set, program, run, &disk_summary, &disk_stats);
+
+  run.values_in_memory = true;
+  const MemoryPlan plan = Engine<apps::PageRank>(set, program, OptionsFor(run)).memory_plan();
+  ASSERT_TRUE(plan.values_shared) << plan.Describe();
+  EXPECT_TRUE(plan.resident);
+  EXPECT_LE(plan.Total(), run.memory);
+  EXPECT_NE(plan.Describe().find("until the first build; then on disk"), std::string::npos);
+  RunSummary summary;
+  std::vector<IterationStats> stats;
+  const auto shared = RunProgram(set, program, run, &summary, &stats);
+  ASSERT_TRUE(summary.converged);
+  ASSERT_GT(summary.dynamic_builds, 0u);
+  ASSERT_GE(stats.size(), 3u);
+  EXPECT_FALSE(summary.vertex_values_resident);  // moved to disk by the build
+  const auto kVertices = static_cast<size_t>(FileKind::kVertices);
+  EXPECT_GT(disk_stats[0].io.read[kVertices], 0u);
+  EXPECT_EQ(stats[0].io.read[kVertices] + stats[0].io.written[kVertices], 0u);
+  EXPECT_EQ(stats[1].io.read[kVertices], 0u);
+  EXPECT_GE(stats[1].io.written[kVertices], set.manifest().num_vertices * sizeof(apps::PageRank::VertexValue));
+  EXPECT_GT(stats[2].io.read[kVertices], 0u);
+  ASSERT_EQ(shared.size(), on_disk.size());
+  EXPECT_EQ(summary.iterations, disk_summary.iterations);
+  for (size_t v = 0; v < shared.size(); ++v) {
+    ASSERT_EQ(shared[v].rank, on_disk[v].rank) << "vertex " << v;
+  }
+
+  run.shadow_below = 0;  // no shadow iteration before the flush: no build
+  RunSummary unbuilt;
+  RunProgram(set, program, run, &unbuilt);
+  EXPECT_EQ(unbuilt.dynamic_builds, 0u);
+  EXPECT_TRUE(unbuilt.vertex_values_resident);
+  EXPECT_EQ(unbuilt.io.read[kVertices] + unbuilt.io.written[kVertices], 0u);
+}
+
 TEST_F(DynamicShardsTest, StoppedWithScattersDelayedIsNotConverged) {
   const std::string path = dir().string() + "/table2.txt";
   WriteFile(path, "0 0\n0 1\n1 2\n");
