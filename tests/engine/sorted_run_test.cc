@@ -34,7 +34,9 @@ TEST(SortedRunTest, FindsWhatAWalkFinds) {
     const auto got = TargetsWithin(t.data(), 1, t.size(), lo, hi);
     const auto want = Walk(t, 1, t.size(), lo, hi);
     ASSERT_EQ(got.second - got.first, want.second - want.first) << lo << " " << hi;
-    if (want.first < want.second) ASSERT_EQ(got, want) << lo << " " << hi;
+    if (want.first < want.second) {
+      ASSERT_EQ(got, want) << lo << " " << hi;
+    }
   }
 }
 
