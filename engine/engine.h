@@ -119,10 +119,7 @@ class Engine {
           "--gather split needs a selection program aggregated by min, max, or or and (its "
           "messages folded in any order give the same value); use scan or route");
     }
-    size_t largest = 0;
-    for (uint32_t p = 0; p < set.num_intervals(); ++p) {
-      largest = std::max<size_t>(largest, set.interval_end(p) - set.interval_begin(p));
-    }
+    const size_t largest = set.largest_interval();
     auto plan_with = [&](uint64_t dynamic_bytes, bool values_in_memory, bool share = false) {
       return PlanMemory(set, *shard_io_, sizeof(EdgeValue) + sizeof(Accumulator) + key,
                         sizeof(VertexValue), options_.memory_bytes, values_in_memory,
@@ -434,7 +431,6 @@ class Engine {
   // Values held only until the first build (MemoryPlan::values_shared) move to their file, and
   // the delay buffer to its own, before the build takes their room.
   void SpillValues();
-  uint32_t LargestInterval() const;
   // A shadow iteration begins: the dynamic shards' messages go back into the static shards'
   // windows, which the iteration reads, and the intervals of the vertices in the delay buffer
   // are computed: the first pass of each sends their delayed scatters (Pass) on all their
@@ -1240,24 +1236,15 @@ void Engine<Program>::UseSet(const ShardSet& set, IntervalIo& io, const EdgeValu
 }
 
 template <GasProgram Program>
-uint32_t Engine<Program>::LargestInterval() const {
-  uint32_t largest = 0;
-  for (uint32_t p = 0; p < set_.num_intervals(); ++p) {
-    largest = std::max(largest, set_.interval_end(p) - set_.interval_begin(p));
-  }
-  return largest;
-}
-
-template <GasProgram Program>
 void Engine<Program>::UseValueStore() {
-  interval_values_.resize(LargestInterval());
+  interval_values_.resize(set_.largest_interval());
   store_.emplace(VertexStore::Create(*io_, work_->path(), "run", set_.manifest().num_vertices,
                                      sizeof(VertexValue)));
 }
 
 template <GasProgram Program>
 void Engine<Program>::UseDelayStore() {
-  interval_delay_.resize(LargestInterval());
+  interval_delay_.resize(set_.largest_interval());
   delay_store_.emplace(VertexStore::Create(*io_, work_->path(), "delay",
                                            set_.manifest().num_vertices, sizeof(EdgeValue)));
 }

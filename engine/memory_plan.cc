@@ -38,10 +38,11 @@ std::string MemoryPlan::Describe() const {
          ", vertex arrays " +
          FormatMiB(vertex_arrays) + ", tables " + FormatMiB(tables) + ", overhead " +
          FormatMiB(kReservedBytes) + ", vertex values " +
-         (!resident        ? std::string("on disk")
-          : values_shared ? "in memory " + FormatMiB(resident_values) +
-                                " (in the builds' room, until the first build; then on disk)"
-                          : "in memory " + FormatMiB(resident_values)) +
+         (!resident ? std::string("on disk")
+                    : "in memory " + FormatMiB(resident_values) +
+                          (values_shared
+                               ? " (in the builds' room, until the first build; then on disk)"
+                               : "")) +
          ")";
 }
 
@@ -73,10 +74,7 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
       plan.stream_buffer = StreamBufferBytes(io.values().width());
     }
   }
-  uint64_t largest = 0;
-  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
-    largest = std::max<uint64_t>(largest, set.interval_end(p) - set.interval_begin(p));
-  }
+  const uint64_t largest = set.largest_interval();
   // accumulator + message, touched flag, where its out-edges start in window (p, p) (sweeps,
   // the ordered schedule), and the sweeps' senders by block and in order (frontier) or the
   // ordered schedule's heap (engine/vertex_heap.h)

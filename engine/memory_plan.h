@@ -78,7 +78,8 @@ struct MemoryPlan {
   bool runs_shared = false;       // held in the builds' room (with the degrees, if they are)
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
-           (values_shared ? 0 : resident_values) + stream_buffer + dynamic + gather + chunks + Held() + kReservedBytes;
+           (values_shared ? 0 : resident_values) + stream_buffer + dynamic + gather + chunks +
+           Held() + kReservedBytes;
   }
   // What Total() holds only because the budget had room left (degrees, scatter indexes).
   uint64_t Held() const { return (degrees_shared ? 0 : degrees) + (runs_shared ? 0 : runs); }

@@ -15,6 +15,7 @@
 // replace the set while it is open, and Open() fails while a sharder is replacing it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,14 @@ class ShardSet {
   uint32_t num_intervals() const { return manifest_.num_intervals(); }
   uint32_t interval_begin(uint32_t p) const { return manifest_.bounds[p]; }
   uint32_t interval_end(uint32_t p) const { return manifest_.bounds[p + 1]; }
+  // The vertices of the largest interval.
+  uint32_t largest_interval() const {
+    uint32_t largest = 0;
+    for (uint32_t p = 0; p < num_intervals(); ++p) {
+      largest = std::max(largest, interval_end(p) - interval_begin(p));
+    }
+    return largest;
+  }
 
   // Whether the set holds input weights: an unweighted set has no value files (every weight
   // is 1, and nothing is read for it).

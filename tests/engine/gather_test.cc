@@ -155,10 +155,7 @@ TEST_F(GatherTest, TheMemoryPlanCountsTheSplitAndAutoScansWhereItWouldCostMemory
   auto plan = [&](GatherChoice gather, uint64_t memory, TransportChoice transport) {
     return PlanOf<apps::ConnectedComponents>(set, 2, gather, memory, transport);
   };
-  uint64_t largest = 0;
-  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
-    largest = std::max<uint64_t>(largest, set.interval_end(p) - set.interval_begin(p));
-  }
+  const uint64_t largest = set.largest_interval();
   const TransportChoice kStatic = TransportChoice::kStatic;
   const MemoryPlan scan = plan(GatherChoice::kScan, 256 * kMiB, kStatic);
   const MemoryPlan split = plan(GatherChoice::kAuto, 256 * kMiB, kStatic);  // 2 threads: splits
