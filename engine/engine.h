@@ -387,6 +387,18 @@ class Engine {
     moved -= before;
     stats_.shard_build_io += moved;
   }
+  // ads, ods: whether the share of the edges that carried a message in the iteration just run
+  // (`changed`) "drops below" options_.shadow_below (§5): lies below it and below the share of
+  // the iteration before (`previous`; none before iteration 0), so that a search whose activity
+  // is still spreading (MSSP's first iterations) reaches its peak before the first shadow
+  // iteration, which would otherwise write a set of nearly every edge. A threshold above 1
+  // (tests) makes the first shadow iteration come second, whatever the shares.
+  bool ShareDropsBelow(uint64_t changed, uint64_t previous, uint64_t num_edges) const {
+    if (options_.shadow_below > 1) return true;
+    return static_cast<double>(changed) <
+               options_.shadow_below * static_cast<double>(num_edges) &&
+           changed < previous;
+  }
   // What the iteration that began at `before` measured, for auto_mode.h's cost model.
   AutoInputs AutoInputsNow(const IoCounters& before, uint64_t previous_changed) const {
     AutoInputs in;
@@ -1629,9 +1641,8 @@ RunSummary Engine<Program>::Run() {
       if (auto_mode) {
         shadow_next = dynamic_ && delayed_count_ * width > options_.delay_buffer_bytes;
       } else {
-        shadow_next = !shadowed ? static_cast<double>(stats_.edges_changed) <
-                                      options_.shadow_below *
-                                          static_cast<double>(summary.num_edges)
+        shadow_next = !shadowed ? ShareDropsBelow(stats_.edges_changed, previous_changed,
+                                                  summary.num_edges)
                                 : delayed_count_ * width > options_.delay_buffer_bytes;
       }
     }

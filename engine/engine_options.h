@@ -113,9 +113,10 @@ struct EngineOptions {
   // hold (memory_plan.h): for tests and comparisons.
   bool stream_one_vertex_intervals = false;
   // Dynamic shards (ads, ods: static windows only; a resident run reads nothing from disk and
-  // runs static). shadow_below: the share of edges that carried a message in an iteration
-  // below which the first shadow iteration comes; delay_buffer_bytes: the delay buffer's size
-  // (entries × (4 + message width)) above which the next one comes.
+  // runs static). shadow_below: the first shadow iteration comes after an iteration in which
+  // the share of edges that carried a message drops below it (lies below it and below the
+  // share of the iteration before; above 1, tests: after iteration 0); delay_buffer_bytes:
+  // the delay buffer's size (entries × (4 + message width)) above which the next one comes.
   ShardMode mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer_bytes = kDefaultDelayBufferBytes;

@@ -172,8 +172,9 @@ int RunRun(const std::vector<std::string>& args) {
       "the dynamic modes apply to the static transport");
   add("shadow-below",
       po::value(&c.shadow_below)->default_value(Real{kDefaultShadowBelow}, "0.3"),
-      "ads, ods: the first shadow iteration (and dynamic shards) come once fewer than this "
-      "share of the edges carried a message in an iteration (0 to 1)");
+      "ads, ods: the first shadow iteration (and dynamic shards) come once the share of the "
+      "edges that carried a message in an iteration drops below this (0 to 1): is below it "
+      "and below the iteration before's");
   add("delay-buffer",
       po::value(&c.delay_buffer)
           ->default_value(MemorySize{kDefaultDelayBufferBytes}, "100000"),

@@ -9,6 +9,7 @@
 
 #include "apps/oracles/oracles.h"
 #include "apps/programs/pagerank.h"
+#include "apps/programs/shortest_paths.h"
 #include "engine_test_util.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/rmat.h"
@@ -190,7 +191,8 @@ TEST_F(DynamicShardsTest, VertexValuesHeldUntilTheFirstBuildThenOnDisk) {
   EXPECT_GT(disk_stats[0].io.read[kVertices], 0u);
   EXPECT_EQ(stats[0].io.read[kVertices] + stats[0].io.written[kVertices], 0u);
   EXPECT_EQ(stats[1].io.read[kVertices], 0u);
-  EXPECT_GE(stats[1].io.written[kVertices], set.manifest().num_vertices * sizeof(apps::PageRank::VertexValue));
+  EXPECT_GE(stats[1].io.written[kVertices],
+            set.manifest().num_vertices * sizeof(apps::PageRank::VertexValue));
   EXPECT_GT(stats[2].io.read[kVertices], 0u);
   ASSERT_EQ(shared.size(), on_disk.size());
   EXPECT_EQ(summary.iterations, disk_summary.iterations);
@@ -204,6 +206,53 @@ TEST_F(DynamicShardsTest, VertexValuesHeldUntilTheFirstBuildThenOnDisk) {
   EXPECT_EQ(unbuilt.dynamic_builds, 0u);
   EXPECT_TRUE(unbuilt.vertex_values_resident);
   EXPECT_EQ(unbuilt.io.read[kVertices] + unbuilt.io.written[kVertices], 0u);
+}
+
+// The first shadow iteration comes once the share of edges that carried a message "drops
+// below" --shadow-below (§5): below it and below the iteration before's. A search from the
+// root of a binary out-tree sends on 2, 4, 8, then 16 of its 33 edges (the last share above
+// 0.3), then on the one-edge tail hanging from a leaf: the shares below 0.3 of the first
+// three iterations are rising, and the first shadow iteration follows the fall, iteration 4.
+TEST_F(DynamicShardsTest, FirstShadowIterationWaitsForTheShareToDrop) {
+  std::string edges;
+  for (int v = 0; v < 15; ++v) {
+    edges += std::to_string(v) + " " + std::to_string(2 * v + 1) + "\n";
+    edges += std::to_string(v) + " " + std::to_string(2 * v + 2) + "\n";
+  }
+  edges += "30 31\n31 32\n32 33\n";
+  const std::string path = dir().string() + "/tree.txt";
+  WriteFile(path, edges);
+  const ShardSet set = ShardInto(path, dir().string() + "/tree.shards", 1);
+  apps::ShortestPaths<1> program;
+  program.sources = {0};
+  std::vector<std::array<float, 1>> reference;
+  for (ShardMode mode : {ShardMode::kStatic, ShardMode::kAds, ShardMode::kOds}) {
+    SCOPED_TRACE(ShardModeName(mode));
+    EngineRun run;
+    run.transport = TransportChoice::kStatic;
+    run.max_inner_passes = 0;  // one hop an iteration
+    run.shard_mode = mode;
+    run.shadow_below = 0.3;
+    RunSummary summary;
+    std::vector<IterationStats> stats;
+    const auto distances = RunProgram(set, program, run, &summary, &stats);
+    ASSERT_TRUE(summary.converged);
+    if (mode == ShardMode::kStatic) {
+      reference = distances;
+      ASSERT_EQ(distances.size(), 34u);
+      EXPECT_EQ(distances[33][0], 7.0f);
+      continue;
+    }
+    EXPECT_EQ(distances, reference);
+    ASSERT_GE(stats.size(), 6u);
+    const std::vector<uint64_t> sent = {2, 4, 8, 16, 1};
+    for (size_t i = 0; i < sent.size(); ++i) {
+      EXPECT_EQ(stats[i].edges_changed, sent[i]) << "iteration " << i;
+      EXPECT_FALSE(stats[i].shadow) << "iteration " << i;
+    }
+    EXPECT_TRUE(stats[5].shadow);
+    EXPECT_GT(summary.dynamic_builds, 0u);
+  }
 }
 
 TEST_F(DynamicShardsTest, StoppedWithScattersDelayedIsNotConverged) {
