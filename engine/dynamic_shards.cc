@@ -98,27 +98,71 @@ void LinkDegrees(const ShardSet& from, const std::string& dir) {
   if (error) throw Error(target, "cannot copy the degrees: " + error.message());
 }
 
-// Window (q, r)'s messages into `in` at page grain: the runs of marked chunks read (one request
-// each, batched), the rest identity — what the file holds there was consumed (window_chunks.h).
-// A run ends on a chunk boundary or at the window's end, where the window's bytes end (padded
-// under O_DIRECT), so every transfer stays aligned.
-void ReadMarked(IoBackend& io, const ShardSet& from, const EdgeValueFiles& values,
-                const WindowChunks& marks, uint32_t q, uint32_t r,
-                const std::vector<std::byte>& identity, AlignedBuffer& in,
-                std::vector<IoRequest>& requests) {
+// Window (q, r)'s messages into `in` at page grain: `in` filled with identity, and in
+// `requests` one read for each run of marked chunks (the rest of the window was consumed:
+// window_chunks.h). A run ends on a chunk boundary or at the window's end, where the window's
+// bytes end (padded under O_DIRECT), so every transfer stays aligned.
+void MarkedRequests(const ShardSet& from, const EdgeValueFiles& values, const WindowChunks& marks,
+                    uint32_t q, uint32_t r, const std::vector<std::byte>& identity,
+                    AlignedBuffer& in, std::vector<IoRequest>& requests) {
   const size_t width = identity.size();
   const uint64_t bytes = values.WindowBytes(q, r);
   FillMessages(in.data(), bytes / width, identity.data(), width);
   const uint64_t base = from.Window(q, r).first_edge, last = from.Window(q, r + 1).first_edge;
-  requests.clear();
   marks.ForEachRun(q, r, [&](uint64_t first, uint64_t end) {
     const uint64_t at = (first - base) * width;
     const uint64_t stop = end == last ? bytes : (end - base) * width;
     requests.push_back(IoRequest{&values.file(q), values.WindowOffset(q, r) + at,
                                  in.data() + at, stop - at, false});
   });
-  if (!requests.empty()) io.Run(requests);
 }
+
+// Two buffers, each with the requests in flight on it, so that one window's I/O goes on while
+// the other's is used: the next window's messages read ahead, the last one's written behind.
+// Waits for what is still in flight when destroyed (an error thrown meanwhile), so that no
+// request outlives its buffer.
+class BufferPair {
+ public:
+  explicit BufferPair(IoBackend& io) : io_(&io) {}
+  BufferPair(const BufferPair&) = delete;
+  BufferPair& operator=(const BufferPair&) = delete;
+  ~BufferPair() {
+    for (Slot& slot : slots_) {
+      if (!slot.busy) continue;
+      try {
+        io_->Wait(slot.ticket);
+      } catch (...) {  // the error that unwinds the caller is the one to report
+      }
+    }
+  }
+
+  // Buffer `i` (0 or 1), of at least `bytes`, once its requests have finished.
+  AlignedBuffer& Take(int i, uint64_t bytes) {
+    Settle(i);
+    if (slots_[i].buffer.size() < bytes) slots_[i].buffer = AlignedBuffer(bytes);
+    return slots_[i].buffer;
+  }
+  // Starts `requests` on buffer `i` (taken, and not busy).
+  void Start(int i, std::span<const IoRequest> requests) {
+    slots_[i].ticket = io_->Submit(requests);
+    slots_[i].busy = true;
+  }
+  // Waits for buffer i's requests (throws their error).
+  void Settle(int i) {
+    if (!slots_[i].busy) return;
+    slots_[i].busy = false;
+    io_->Wait(slots_[i].ticket);
+  }
+
+ private:
+  struct Slot {
+    AlignedBuffer buffer;
+    IoBackend::Ticket ticket = 0;
+    bool busy = false;
+  };
+  IoBackend* io_;
+  Slot slots_[2];
+};
 
 }  // namespace
 
@@ -194,7 +238,9 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
         out.clear();
         uint64_t at = 0;
         for (const SourceRun& run : in) {
-          if (keep(run.source)) out.insert(out.end(), column.begin() + at, column.begin() + at + run.count);
+          if (keep(run.source)) {
+            out.insert(out.end(), column.begin() + at, column.begin() + at + run.count);
+          }
           at += run.count;
         }
         w.Write(out.data(), out.size() * sizeof(uint32_t));
@@ -232,74 +278,94 @@ std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from
   std::vector<uint8_t> carries(static_cast<size_t>(n) * n, 0);
   std::vector<SourceRun> mine;
   std::vector<IoRequest> requests;
-  AlignedBuffer in, out;
+  // The windows that carry messages, in order. While one is moved, the next one's messages
+  // are read and the last one's written: four windows' messages, no more than the transport
+  // held before it stopped (two interval buffers, each holding an interval's in-edges, and two
+  // scatter buffers, each an interval's out-edges: each at least a window).
+  std::vector<std::pair<uint32_t, uint32_t>> todo;
   for (uint32_t q = 0; q < n; ++q) {
     for (uint32_t r = 0; r < n; ++r) {
       const size_t w = static_cast<size_t>(q) * n + r;
-      const bool carried = from_carries[w] != 0 && from_runs.Edges(q, r) > 0;
-      if (!carried) continue;  // (one with no edges in `to` is still checked below)
-      mine = to_runs.Runs(q, r);
-      const std::vector<SourceRun>& theirs = from_runs.Runs(q, r);
-      {
-        const uint64_t bytes = from_values.WindowBytes(q, r);
-        if (in.size() < bytes) in = AlignedBuffer(bytes);
-        if (from_marks == nullptr) {
-          from_runs.Read(from_values.file(q), from_values.WindowOffset(q, r), in.data(), bytes);
-        } else {
-          ReadMarked(io, from, from_values, *from_marks, q, r, identity, in, requests);
-        }
-      }
-      const uint64_t bytes = to_values.WindowBytes(q, r);
-      if (out.size() < bytes) out = AlignedBuffer(bytes);
-      bool any = false;
-      size_t k = 0;        // their run
-      uint64_t their = 0;  // its first edge in their window
-      uint64_t at = 0;
-      // A source of `from` left out of `to` must carry nothing: its messages would be lost.
-      auto skip = [&](uint32_t below) {
-        for (; k < theirs.size() && theirs[k].source < below; their += theirs[k++].count) {
-          for (uint64_t e = their; e < their + theirs[k].count; ++e) {
-            if (std::memcmp(in.data() + e * width, identity.data(), width) != 0) {
-              throw std::logic_error("vertex " + std::to_string(theirs[k].source) +
-                                     " has a message on an edge the new shards leave out");
-            }
-          }
-        }
-      };
-      for (const SourceRun& run : mine) {
-        skip(run.source);
-        std::byte* dst = out.data() + at * width;
-        bool copy = false;
-        if (k < theirs.size() && theirs[k].source == run.source) {
-          if (theirs[k].count != run.count) {
-            throw Error(to.ScatterIndexPath(r),
-                        "vertex " + std::to_string(run.source) + " has " +
-                            std::to_string(run.count) + " edges in window of shard " +
-                            std::to_string(q) + " here and " + std::to_string(theirs[k].count) +
-                            " in " + from.ScatterIndexPath(r) + " (a dynamic shard is damaged)");
-          }
-          copy = true;
-        }
-        if (copy) {
-          std::memcpy(dst, in.data() + their * width, run.count * width);
-          for (uint64_t e = 0; e < run.count && !any; ++e) {
-            any = std::memcmp(dst + e * width, identity.data(), width) != 0;
-          }
-          their += theirs[k++].count;
-        } else {
-          FillMessages(dst, run.count, identity.data(), width);
-        }
-        at += run.count;
-      }
-      skip(UINT32_MAX);
-      if (!any) continue;
-      carries[w] = 1;
-      std::memset(out.data() + at * width, 0, bytes - at * width);  // the window's padding
-      const IoRequest request{&to_values.file(q), to_values.WindowOffset(q, r), out.data(), bytes,
-                              true};
-      io.Run({&request, 1});
+      // (One with no edges in `to` is still checked below.)
+      if (from_carries[w] != 0 && from_runs.Edges(q, r) > 0) todo.emplace_back(q, r);
     }
   }
+  BufferPair reads(io), writes(io);
+  auto read = [&](size_t k) {
+    const auto [q, r] = todo[k];
+    const uint64_t bytes = from_values.WindowBytes(q, r);
+    AlignedBuffer& in = reads.Take(static_cast<int>(k % 2), bytes);
+    requests.clear();
+    if (from_marks == nullptr) {
+      requests.push_back(
+          IoRequest{&from_values.file(q), from_values.WindowOffset(q, r), in.data(), bytes, false});
+    } else {
+      MarkedRequests(from, from_values, *from_marks, q, r, identity, in, requests);
+    }
+    reads.Start(static_cast<int>(k % 2), requests);
+  };
+  if (!todo.empty()) read(0);
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const auto [q, r] = todo[i];
+    const size_t w = static_cast<size_t>(q) * n + r;
+    mine = to_runs.Runs(q, r);
+    const std::vector<SourceRun>& theirs = from_runs.Runs(q, r);
+    if (i + 1 < todo.size()) read(i + 1);
+    const int slot = static_cast<int>(i % 2);
+    reads.Settle(slot);
+    const AlignedBuffer& in = reads.Take(slot, 0);
+    const uint64_t bytes = to_values.WindowBytes(q, r);
+    AlignedBuffer& out = writes.Take(slot, bytes);
+    bool any = false;
+    size_t k = 0;        // their run
+    uint64_t their = 0;  // its first edge in their window
+    uint64_t at = 0;
+    // A source of `from` left out of `to` must carry nothing: its messages would be lost.
+    auto skip = [&](uint32_t below) {
+      for (; k < theirs.size() && theirs[k].source < below; their += theirs[k++].count) {
+        for (uint64_t e = their; e < their + theirs[k].count; ++e) {
+          if (std::memcmp(in.data() + e * width, identity.data(), width) != 0) {
+            throw std::logic_error("vertex " + std::to_string(theirs[k].source) +
+                                   " has a message on an edge the new shards leave out");
+          }
+        }
+      }
+    };
+    for (const SourceRun& run : mine) {
+      skip(run.source);
+      std::byte* dst = out.data() + at * width;
+      bool copy = false;
+      if (k < theirs.size() && theirs[k].source == run.source) {
+        if (theirs[k].count != run.count) {
+          throw Error(to.ScatterIndexPath(r),
+                      "vertex " + std::to_string(run.source) + " has " +
+                          std::to_string(run.count) + " edges in window of shard " +
+                          std::to_string(q) + " here and " + std::to_string(theirs[k].count) +
+                          " in " + from.ScatterIndexPath(r) + " (a dynamic shard is damaged)");
+        }
+        copy = true;
+      }
+      if (copy) {
+        std::memcpy(dst, in.data() + their * width, run.count * width);
+        for (uint64_t e = 0; e < run.count && !any; ++e) {
+          any = std::memcmp(dst + e * width, identity.data(), width) != 0;
+        }
+        their += theirs[k++].count;
+      } else {
+        FillMessages(dst, run.count, identity.data(), width);
+      }
+      at += run.count;
+    }
+    skip(UINT32_MAX);
+    if (!any) continue;
+    carries[w] = 1;
+    std::memset(out.data() + at * width, 0, bytes - at * width);  // the window's padding
+    const IoRequest request{&to_values.file(q), to_values.WindowOffset(q, r), out.data(), bytes,
+                            true};
+    writes.Start(slot, {&request, 1});
+  }
+  reads.Settle(0), reads.Settle(1);
+  writes.Settle(0), writes.Settle(1);
   return carries;
 }
 
