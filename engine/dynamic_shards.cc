@@ -40,32 +40,24 @@ class SetReader {
     return set_->Window(q, r + 1).first_edge - set_->Window(q, r).first_edge;
   }
 
-  // The runs of window (q, r), checked as they are decoded.
+  // The runs of window (q, r), read from the scatter index, checked as they are decoded.
   const std::vector<SourceRun>& Runs(uint32_t q, uint32_t r) {
     const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
     packed_.resize(end - begin);
     Read(scatter_[r], begin, packed_.data(), packed_.size());
-    runs_.clear();
-    const WindowEntry &first = set_->Window(q, r), &last = set_->Window(q, r + 1);
-    const RunDecodeStatus status = DecodeRuns(
-        packed_.data(), packed_.data() + packed_.size(), last.first_run - first.first_run,
-        set_->interval_begin(r), set_->interval_end(r), last.first_edge - first.first_edge,
-        [&](uint32_t source, uint64_t count) {
-          runs_.push_back(SourceRun{source, static_cast<uint32_t>(count)});
-        });
-    if (!status.ok()) {
-      throw Error::AtByte(set_->ScatterIndexPath(r), begin + status.at,
-                          std::string("window of shard ") + std::to_string(q) + ": " +
-                              status.error + " (the scatter index is damaged)");
-    }
-    return runs_;
+    return Decode(q, r, packed_.data());
   }
-  // The packed runs of window (q, r), as the scatter index holds them.
+  // Interval r's scatter index, every window's packed runs, read whole (for RunsIn).
   void PackedRuns(uint32_t r, std::vector<uint8_t>& out) {
     const uint32_t n = set_->num_intervals();
     const uint64_t begin = set_->ScatterOffset(0, r), end = set_->ScatterOffset(n, r);
     out.resize(end - begin);
     Read(scatter_[r], begin, out.data(), out.size());
+  }
+  // The runs of window (q, r) from `index`, what PackedRuns(r) read.
+  const std::vector<SourceRun>& RunsIn(const std::vector<uint8_t>& index, uint32_t q,
+                                       uint32_t r) {
+    return Decode(q, r, index.data() + (set_->ScatterOffset(q, r) - set_->ScatterOffset(0, r)));
   }
   // Window (q, r)'s targets (column 0) or weights (column 1), 4 bytes an edge.
   void Column(int column, uint32_t q, uint32_t r, std::vector<uint32_t>& out) {
@@ -82,6 +74,25 @@ class SetReader {
   }
 
  private:
+  // Window (q, r)'s runs from its packed bytes at `packed`, checked as they are decoded.
+  const std::vector<SourceRun>& Decode(uint32_t q, uint32_t r, const uint8_t* packed) {
+    const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
+    runs_.clear();
+    const WindowEntry &first = set_->Window(q, r), &last = set_->Window(q, r + 1);
+    const RunDecodeStatus status = DecodeRuns(
+        packed, packed + (end - begin), last.first_run - first.first_run,
+        set_->interval_begin(r), set_->interval_end(r), last.first_edge - first.first_edge,
+        [&](uint32_t source, uint64_t count) {
+          runs_.push_back(SourceRun{source, static_cast<uint32_t>(count)});
+        });
+    if (!status.ok()) {
+      throw Error::AtByte(set_->ScatterIndexPath(r), begin + status.at,
+                          std::string("window of shard ") + std::to_string(q) + ": " +
+                              status.error + " (the scatter index is damaged)");
+    }
+    return runs_;
+  }
+
   IoBackend* io_;
   const ShardSet* set_;
   std::vector<IoFile> scatter_, adjacency_, weights_;
@@ -181,14 +192,17 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
   std::vector<WindowEntry> windows(static_cast<size_t>(n) * (n + 1));
   std::vector<uint64_t> kept_runs(static_cast<size_t>(n) * n), kept_edges(kept_runs.size());
   std::vector<uint64_t> offsets(n + 1);
-  std::vector<uint8_t> packed;
+  // (Each interval's index read whole: about 2 bytes a run, no more than the window runs the
+  // stopped transport held for an interval.)
+  std::vector<uint8_t> packed, index;
   for (uint32_t r = 0; r < n; ++r) {
     packed.clear();
     offsets[0] = 8 * (uint64_t{n} + 1);
+    reader.PackedRuns(r, index);
     for (uint32_t q = 0; q < n; ++q) {
       uint64_t runs = 0, edges = 0;
       uint32_t previous = from.interval_begin(r);
-      for (const SourceRun& run : reader.Runs(q, r)) {
+      for (const SourceRun& run : reader.RunsIn(index, q, r)) {
         if (!keep(run.source)) continue;
         const size_t at = packed.size();
         packed.resize(at + 10);
