@@ -326,8 +326,7 @@ std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from
     const std::vector<SourceRun>& theirs = from_runs.Runs(q, r);
     if (i + 1 < todo.size()) read(i + 1);
     const int slot = static_cast<int>(i % 2);
-    reads.Settle(slot);
-    const AlignedBuffer& in = reads.Take(slot, 0);
+    const AlignedBuffer& in = reads.Take(slot, 0);  // its read finished
     const uint64_t bytes = to_values.WindowBytes(q, r);
     AlignedBuffer& out = writes.Take(slot, bytes);
     bool any = false;
@@ -378,8 +377,8 @@ std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from
                             true};
     writes.Start(slot, {&request, 1});
   }
-  reads.Settle(0), reads.Settle(1);
-  writes.Settle(0), writes.Settle(1);
+  writes.Settle(0);  // (every read was taken in the loop)
+  writes.Settle(1);
   return carries;
 }
 
