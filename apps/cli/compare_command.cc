@@ -1,8 +1,9 @@
 // needle compare APP GRAPH|SHARDDIR: runs the app once per shard mode (static, pages — static
-// at page grain —, ads, ods, auto) on the same shard set and the same budget, each as its own `needle run` process (so each peak RSS
-// is its own), with the static windows transport (the dynamic modes apply to it), the set
-// dropped from the page cache before every run unless --direct; checks that the answers agree
-// and prints one table of what each mode read, wrote, loaded and took.
+// at page grain —, ads, ods, auto) on the same shard set and the same budget, each as its own
+// `needle run` process (so each peak RSS is its own), with the static windows transport (the
+// dynamic modes apply to it), the set dropped from the page cache before every run unless
+// --direct; checks that the answers agree and prints one table of what each mode read, wrote,
+// loaded and took.
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,8 +13,8 @@
 #define BOOST_BIND_GLOBAL_PLACEHOLDERS
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
+#include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <fcntl.h>
 #include <optional>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli/answer_difference.h"
 #include "apps/cli/app_table.h"
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
@@ -88,37 +90,6 @@ std::string ReadAll(const std::string& path) {
 }
 
 double Number(const pt::ptree& t, const std::string& key) { return t.get<double>(key, 0.0); }
-
-// The next line of an --out file that holds a vertex's values ("#" lines and the header line
-// skipped); false at the end.
-bool NextValueLine(std::istream& in, std::string& line) {
-  while (std::getline(in, line)) {
-    if (!line.empty() && line[0] != '#' && line.rfind("vertex\t", 0) != 0) return true;
-  }
-  return false;
-}
-
-// The largest relative difference between two runs' values (PageRank), or 0/1 for equal or
-// not (the other apps: their answers are exact); 1 where one file is missing or they hold
-// different vertex counts. Reads both files side by side, a line of each at a time: on R-MAT
-// 24 the whole files, held as lines, took 2 GB.
-double Difference(const std::string& app, const std::string& a, const std::string& b) {
-  std::ifstream x(a), y(b);
-  if (!x || !y) return 1;
-  double worst = 0;
-  for (std::string u, v;;) {
-    const bool more = NextValueLine(x, u);
-    if (more != NextValueLine(y, v)) return 1;
-    if (!more) return worst;
-    if (app != "pagerank") {
-      if (u != v) return 1;
-      continue;
-    }
-    const double ru = std::stod(u.substr(u.find('\t') + 1));
-    const double rv = std::stod(v.substr(v.find('\t') + 1));
-    worst = std::max(worst, std::fabs(ru - rv) / std::max(std::fabs(ru), 1e-12));
-  }
-}
 
 std::vector<std::string> Split(const std::string& text) {
   std::vector<std::string> parts;
@@ -280,7 +251,7 @@ int RunCompare(const std::vector<std::string>& args) {
     double difference = 0;
     std::string answer = "reference";
     if (&run != &runs[0]) {
-      difference = Difference(c.app, runs[0].values, run.values);
+      difference = AnswerDifference(runs[0].values, run.values, c.app == "pagerank");
       const bool ok = difference <= allowed;
       agree = agree && ok;
       char text[64];

@@ -10,6 +10,7 @@
 #include "apps/oracles/oracles.h"
 #include "apps/programs/pagerank.h"
 #include "apps/programs/shortest_paths.h"
+#include "engine/dynamic_shards.h"
 #include "engine_test_util.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/rmat.h"
@@ -253,6 +254,84 @@ TEST_F(DynamicShardsTest, FirstShadowIterationWaitsForTheShareToDrop) {
     EXPECT_TRUE(stats[5].shadow);
     EXPECT_GT(summary.dynamic_builds, 0u);
   }
+}
+
+// The source runs of window (q, r) of `set`, decoded from its scatter index.
+std::vector<SourceRun> WindowRuns(const ShardSet& set, uint32_t q, uint32_t r) {
+  const std::string index = testing::ReadFile(set.ScatterIndexPath(r));
+  const auto* bytes = reinterpret_cast<const uint8_t*>(index.data());
+  const WindowEntry &first = set.Window(q, r), &last = set.Window(q, r + 1);
+  std::vector<SourceRun> runs;
+  const RunDecodeStatus status = DecodeRuns(
+      bytes + set.ScatterOffset(q, r), bytes + set.ScatterOffset(q + 1, r),
+      last.first_run - first.first_run, set.interval_begin(r), set.interval_end(r),
+      last.first_edge - first.first_edge, [&](uint32_t source, uint64_t count) {
+        runs.push_back(SourceRun{source, static_cast<uint32_t>(count)});
+      });
+  EXPECT_TRUE(status.ok()) << status.error;
+  return runs;
+}
+
+// A dynamic set holds the kept sources' out-edges, every one (the input's out-degrees say how
+// many), as whole runs of the static windows; a damaged scatter index stops the build naming
+// the file and the byte, and no manifest is written (what makes a directory a set).
+TEST_F(DynamicShardsTest, WriteDynamicSetKeepsWholeSourcesAndStopsAtADamagedIndex) {
+  RmatOptions options;
+  options.scale = 10;
+  options.edge_factor = 4;
+  const std::string path = dir().string() + "/rmat.txt";
+  WriteEdgeListText(GenerateRmat(options), path);
+  const std::string shards = dir().string() + "/rmat.shards";
+  const ShardSet set = ShardInto(path, shards, 4);
+  const Csr csr = LoadCsr(path);
+  auto keep = [](VertexId u) { return u % 3 == 0; };
+  uint64_t kept = 0;
+  for (VertexId u = 0; u < csr.num_vertices; u += 3) kept += csr.offsets[u + 1] - csr.offsets[u];
+  ASSERT_GT(kept, 0u);
+  ASSERT_LT(kept, set.manifest().num_edges);
+  const std::unique_ptr<IoBackend> io = IoBackend::Create(IoOptions{});
+
+  const std::string dynamic = dir().string() + "/dynamic";
+  std::filesystem::create_directory(dynamic);
+  EXPECT_EQ(WriteDynamicSet(*io, set, false, keep, dynamic), kept);
+  const ShardSet written = ShardSet::Open(dynamic);  // every file's digest checked
+  EXPECT_EQ(written.manifest().num_edges, kept);
+  ASSERT_EQ(written.num_intervals(), set.num_intervals());
+  for (uint32_t q = 0; q < set.num_intervals(); ++q) {
+    for (uint32_t r = 0; r < set.num_intervals(); ++r) {
+      std::vector<SourceRun> expected;
+      for (const SourceRun& run : WindowRuns(set, q, r)) {
+        if (keep(run.source)) expected.push_back(run);
+      }
+      const std::vector<SourceRun> runs = WindowRuns(written, q, r);
+      ASSERT_EQ(runs.size(), expected.size()) << "window (" << q << ", " << r << ")";
+      for (size_t k = 0; k < runs.size(); ++k) {
+        EXPECT_EQ(runs[k].source, expected[k].source);
+        EXPECT_EQ(runs[k].count, expected[k].count);
+      }
+    }
+  }
+
+  uint32_t q = 0;  // the first non-empty window (q, 1): its first run's bytes damaged
+  while (q < set.num_intervals() && set.ScatterOffset(q + 1, 1) == set.ScatterOffset(q, 1)) ++q;
+  ASSERT_LT(q, set.num_intervals());
+  const uint64_t at = set.ScatterOffset(q, 1);
+  std::string index = testing::ReadFile(set.ScatterIndexPath(1));
+  ASSERT_LE(at + 5, index.size());
+  index.replace(at, 5, std::string(5, '\xff'));  // a varint longer than 5 bytes
+  testing::WriteFile(set.ScatterIndexPath(1), index);
+  const std::string damaged = dir().string() + "/damaged";
+  std::filesystem::create_directory(damaged);
+  try {
+    WriteDynamicSet(*io, set, false, keep, damaged);
+    ADD_FAILURE() << "a damaged scatter index was read as runs";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.path(), set.ScatterIndexPath(1));
+    EXPECT_EQ(e.byte_offset(), at);
+    EXPECT_NE(std::string(e.what()).find("the scatter index is damaged"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(damaged + "/manifest"));
 }
 
 TEST_F(DynamicShardsTest, StoppedWithScattersDelayedIsNotConverged) {
