@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -59,12 +60,44 @@ class SetReader {
                                        uint32_t r) {
     return Decode(q, r, index.data() + (set_->ScatterOffset(q, r) - set_->ScatterOffset(0, r)));
   }
-  // Window (q, r)'s targets (column 0) or weights (column 1), 4 bytes an edge.
-  void Column(int column, uint32_t q, uint32_t r, std::vector<uint32_t>& out) {
-    out.resize(Edges(q, r));
-    const uint64_t first = set_->Window(q, r).first_edge;
-    const uint64_t at = column == 0 ? set_->header(q).targets_pos + 4 * first : 4 * first;
-    Read(column == 0 ? adjacency_[q] : weights_[q], at, out.data(), 4 * out.size());
+  // The packed runs of shard q's windows (q, r) with want[r], read in one batch of requests
+  // into `out`; at[r]: where window (q, r)'s bytes begin there (for RunsAt).
+  void ShardRuns(uint32_t q, const std::vector<uint8_t>& want, std::vector<uint8_t>& out,
+                 std::vector<uint64_t>& at) {
+    const uint32_t n = set_->num_intervals();
+    at.assign(n, 0);
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < n; ++r) {
+      at[r] = total;
+      if (want[r]) total += set_->ScatterOffset(q + 1, r) - set_->ScatterOffset(q, r);
+    }
+    out.resize(total);
+    requests_.clear();
+    for (uint32_t r = 0; r < n; ++r) {
+      const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
+      if (!want[r] || end == begin) continue;
+      requests_.push_back(IoRequest{&scatter_[r], begin, out.data() + at[r], end - begin, false});
+    }
+    if (!requests_.empty()) io_->Run(requests_);
+  }
+  // The runs of window (q, r) from `packed`, its bytes as ShardRuns(q) read them.
+  const std::vector<SourceRun>& RunsAt(uint32_t q, uint32_t r, const uint8_t* packed) {
+    return Decode(q, r, packed);
+  }
+  // Shard q's targets (column 0) or weights (column 1), 4 bytes an edge, into `out`, which
+  // holds its edges from `base` on: those of `ranges` ([begin, end) from base, ascending and
+  // apart), in one batch of requests. The rest of `out` is left unread.
+  void Columns(int column, uint32_t q, uint64_t base,
+               const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
+               std::vector<uint32_t>& out) {
+    const uint64_t origin = (column == 0 ? set_->header(q).targets_pos : 0) + 4 * base;
+    const IoFile& file = column == 0 ? adjacency_[q] : weights_[q];
+    requests_.clear();
+    for (const auto& [begin, end] : ranges) {
+      requests_.push_back(
+          IoRequest{&file, origin + 4 * begin, out.data() + begin, 4 * (end - begin), false});
+    }
+    io_->Run(requests_);
   }
 
   void Read(const IoFile& file, uint64_t offset, void* buffer, size_t length) {
@@ -98,6 +131,7 @@ class SetReader {
   std::vector<IoFile> scatter_, adjacency_, weights_;
   std::vector<uint8_t> packed_;
   std::vector<SourceRun> runs_;
+  std::vector<IoRequest> requests_;
 };
 
 // degrees.bin of `from` as `to`'s: a hard link where the file system allows one, else a copy.
@@ -223,9 +257,16 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
     manifest.files.back().digest = w.Finish();
     manifest.files.back().size = ShardAlignUp(manifest.files.back().size);
   }
-  // The shards: the kept runs' targets (and weights), window by window.
+  // The shards: the kept runs' targets (and weights), window by window. A shard's runs are
+  // read in one batch, then each of its columns under the kept runs (reads less than
+  // kGapBytes apart joined), into a buffer from its first window that keeps an edge to its
+  // last: no more than an interval buffer of the stopped transport held.
+  constexpr uint64_t kGapBytes = 16 << 10;
   uint64_t total = 0;
   std::vector<uint32_t> column, out;
+  std::vector<uint8_t> want(n), shard_runs;
+  std::vector<uint64_t> runs_at;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (uint32_t q = 0; q < n; ++q) {
     uint64_t runs = 0, edges = 0;
     for (uint32_t r = 0; r <= n; ++r) {
@@ -235,6 +276,35 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
       edges += kept_edges[static_cast<size_t>(q) * n + r];
     }
     total += edges;
+    uint32_t first = n, last = 0;  // the windows that keep an edge: [first, last]
+    for (uint32_t r = 0; r < n; ++r) {
+      want[r] = kept_edges[static_cast<size_t>(q) * n + r] > 0;
+      if (want[r]) first = std::min(first, r), last = r;
+    }
+    const uint64_t base = first < n ? from.Window(q, first).first_edge : 0;
+    // Visits the kept runs of the wanted windows in order: f(r, edge from base, count).
+    auto kept = [&](auto&& f) {
+      for (uint32_t r = first; r <= last && first < n; ++r) {
+        if (!want[r]) continue;
+        uint64_t at = from.Window(q, r).first_edge - base;
+        for (const SourceRun& run : reader.RunsAt(q, r, shard_runs.data() + runs_at[r])) {
+          if (keep(run.source)) f(r, at, run.count);
+          at += run.count;
+        }
+      }
+    };
+    ranges.clear();
+    if (first < n) {
+      reader.ShardRuns(q, want, shard_runs, runs_at);
+      column.resize(from.Window(q, last + 1).first_edge - base);
+      kept([&](uint32_t, uint64_t at, uint64_t count) {
+        if (!ranges.empty() && 4 * (at - ranges.back().second) < kGapBytes) {
+          ranges.back().second = at + count;
+        } else {
+          ranges.emplace_back(at, at + count);
+        }
+      });
+    }
     ShardFileHeader h = from.header(q);
     h.num_runs = runs;
     h.num_edges = edges;
@@ -245,20 +315,18 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
         w.Write(&h, sizeof(h));
         w.PadTo(kShardAlignment);
       }
-      for (uint32_t r = 0; r < n; ++r) {
-        if (kept_edges[static_cast<size_t>(q) * n + r] == 0) continue;
-        const std::vector<SourceRun>& in = reader.Runs(q, r);
-        reader.Column(c, q, r, column);
-        out.clear();
-        uint64_t at = 0;
-        for (const SourceRun& run : in) {
-          if (keep(run.source)) {
-            out.insert(out.end(), column.begin() + at, column.begin() + at + run.count);
-          }
-          at += run.count;
-        }
+      if (!ranges.empty()) reader.Columns(c, q, base, ranges, column);
+      out.clear();
+      uint32_t window = first;
+      auto put = [&] {
         w.Write(out.data(), out.size() * sizeof(uint32_t));
-      }
+        out.clear();
+      };
+      kept([&](uint32_t r, uint64_t at, uint64_t count) {
+        if (r != window) put(), window = r;
+        out.insert(out.end(), column.begin() + at, column.begin() + at + count);
+      });
+      put();
       const uint64_t size = w.position();
       const uint64_t digest = w.Finish();
       add(name, ShardAlignUp(size), digest);
