@@ -156,6 +156,15 @@ class Engine {
     // succeeds (a retry without routing decides again).
     auto plan_mode = [&](std::string* why) {
       if (mode_ != ShardMode::kAuto) return plan(mode_ != ShardMode::kStatic);
+      // A set held in memory is read once: no dynamic shard would save a read, so auto takes
+      // the resident plan wherever the budget holds it without the dynamic shards' buffers.
+      if (options_.transport != TransportChoice::kStatic) {
+        try {
+          MemoryPlan fixed = plan(false);
+          if (fixed.transport == TransportChoice::kResident) return fixed;
+        } catch (const std::invalid_argument&) {  // decided below
+        }
+      }
       try {
         MemoryPlan dynamic = plan(true);
         if (dynamic.resident || !options_.values_in_memory) return dynamic;
@@ -202,16 +211,18 @@ class Engine {
         auto_static = why;
       }
     }
+    // auto decides for itself: what it decided is detail (-v); a mode asked for by name that
+    // does not apply is said.
+    const auto& say = mode_ == ShardMode::kAuto ? options_.detail : options_.log;
     if (!auto_static.empty()) {
-      if (options_.log) options_.log("mode auto: static shards only, since " + auto_static);
+      if (say) say("mode auto: static shards only, since " + auto_static);
       mode_ = ShardMode::kStatic;
     }
     if (options_.detail) options_.detail(plan_.Describe());
     if (chunked && plan_.transport == TransportChoice::kStatic) {
       marks_.emplace(set, sizeof(EdgeValue));
-    } else if (chunked && options_.log) {
-      options_.log(
-          "page grain not used: the shard set is held in memory, so no window is read from "
+    } else if (chunked && say) {
+      say("page grain not used: the shard set is held in memory, so no window is read from "
           "disk");
     }
     const EdgeValue identity = program_.identity();
@@ -233,9 +244,9 @@ class Engine {
               std::to_string(plan_.num_streamed) + " are streamed";
       }
       if (!why.empty()) {
-        if (options_.log) {
-          options_.log("mode " + std::string(ShardModeName(mode_)) + " not used: " + why +
-                       "; running mode static");
+        if (say) {
+          say("mode " + std::string(ShardModeName(mode_)) + " not used: " + why +
+              "; running mode static");
         }
         mode_ = ShardMode::kStatic;
       } else {

@@ -164,12 +164,13 @@ int RunRun(const std::vector<std::string>& args) {
       "asynchronous intervals: recompute an interval on the messages its vertices sent each "
       "other, at most this many extra times per turn (cc, mssp: apply at most 1 + this many "
       "vertices per vertex of the interval per turn, in priority order; 0: one pass per turn)");
-  add("mode", po::value(&c.mode)->default_value("static"),
+  add("mode", po::value(&c.mode)->default_value("auto"),
       "which edges an iteration reads: static (all of them), ads (dynamic shards rebuilt after "
       "every iteration from the edges that carried messages), ods (dynamic shards rebuilt "
       "only in shadow iterations) or auto (the static shards read at page grain, dynamic shards "
-      "built only when the I/O cost model, fed with what the run measured, says they pay); "
-      "the dynamic modes apply to the static transport");
+      "built only where the budget has room for their buffers and the I/O cost model, fed "
+      "with what the run measured, says they pay); the dynamic modes apply to the static "
+      "transport");
   add("shadow-below",
       po::value(&c.shadow_below)->default_value(Real{kDefaultShadowBelow}, "0.3"),
       "ads, ods: the first shadow iteration (and dynamic shards) come once the share of the "
@@ -209,8 +210,8 @@ int RunRun(const std::vector<std::string>& args) {
       "-> GRAPH.bfs.shards); --out, --sources and --verify stay in input ids");
   add("room-for-dynamic", po::bool_switch(&c.room_for_dynamic),
       "when it shards GRAPH: plan the intervals with room for dynamic shards (a byte per "
-      "vertex, the delay buffer, build buffers), as --mode ads, ods and auto do, so that one "
-      "set serves every mode (needle compare passes it)");
+      "vertex, the delay buffer, build buffers), as --mode ads and ods do, so that one set "
+      "serves every mode and auto can build them (needle compare passes it)");
   add("skip-verify", po::bool_switch(&c.skip_verify),
       "do not checksum a given shard set's files before the run (sizes and structure are "
       "still checked; not related to --verify)");
@@ -329,7 +330,9 @@ int RunRun(const std::vector<std::string>& args) {
     std::fflush(say);
   };
   if (c.verbosity.verbose) engine.detail = engine.log;
-  const bool dynamic = c.room_for_dynamic || engine.mode != ShardMode::kStatic;
+  // ads and ods need the room; auto uses what the budget leaves (or --room-for-dynamic).
+  const bool dynamic = c.room_for_dynamic || engine.mode == ShardMode::kAds ||
+                       engine.mode == ShardMode::kOds;
   const ShardSet set = OpenOrShard(c, engine.memory_bytes, app->symmetrize || c.symmetrize,
                                    needs, dynamic, engine.io);
   return app->run(c, set, engine, outputs);

@@ -333,8 +333,17 @@ TEST_F(RunCliTest, TransportAndInnerPassesAreChosenAndReported) {
     }
     EXPECT_EQ(labels, expected);
   }
-  // Where nothing is read from disk, page grain says it is not used.
-  r = Needle("run cc " + ShellQuote(input) + " --memory 128M --transport resident --windows pages");
+  // Where nothing is read from disk, page grain asked for says it is not used; auto, the
+  // default mode, which reads at page grain where windows are read, says it with -v only.
+  r = Needle("run cc " + ShellQuote(input) +
+             " --memory 128M --transport resident --mode static --windows pages");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE((r.out + r.err).find("page grain not used"), std::string::npos) << r.out << r.err;
+  r = Needle("run cc " + ShellQuote(input) + " --memory 128M");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ((r.out + r.err).find("not used"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("transport resident"), std::string::npos) << r.out;
+  r = Needle("run cc " + ShellQuote(input) + " --memory 128M -v");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE((r.out + r.err).find("page grain not used"), std::string::npos) << r.out << r.err;
   r = Needle("run cc " + ShellQuote(input) + " --transport sometimes");
@@ -379,9 +388,9 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   EXPECT_NE(r.out.find("mode ods not used: the shard set is held in memory"), std::string::npos)
       << r.out;
   // auto where the budget holds the static run but not the dynamic shards' buffers: static,
-  // saying why (ods is refused with the figure it needs).
+  // saying why with -v (ods is refused with the figure it needs).
   r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) +
-             " --transport static --mode auto --memory 27M");
+             " --transport static --mode auto --memory 27M -v");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("mode auto: static shards only, since --memory cannot hold its buffers"),
             std::string::npos)
