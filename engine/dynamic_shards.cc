@@ -46,7 +46,7 @@ class SetReader {
     const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
     packed_.resize(end - begin);
     Read(scatter_[r], begin, packed_.data(), packed_.size());
-    return Decode(q, r, packed_.data());
+    return RunsAt(q, r, packed_.data());
   }
   // Interval r's scatter index, every window's packed runs, read whole (for RunsIn).
   void PackedRuns(uint32_t r, std::vector<uint8_t>& out) {
@@ -58,7 +58,7 @@ class SetReader {
   // The runs of window (q, r) from `index`, what PackedRuns(r) read.
   const std::vector<SourceRun>& RunsIn(const std::vector<uint8_t>& index, uint32_t q,
                                        uint32_t r) {
-    return Decode(q, r, index.data() + (set_->ScatterOffset(q, r) - set_->ScatterOffset(0, r)));
+    return RunsAt(q, r, index.data() + (set_->ScatterOffset(q, r) - set_->ScatterOffset(0, r)));
   }
   // The packed runs of shard q's windows (q, r) with want[r], read in one batch of requests
   // into `out`; at[r]: where window (q, r)'s bytes begin there (for RunsAt).
@@ -80,9 +80,24 @@ class SetReader {
     }
     if (!requests_.empty()) io_->Run(requests_);
   }
-  // The runs of window (q, r) from `packed`, its bytes as ShardRuns(q) read them.
+  // Window (q, r)'s runs from its packed bytes at `packed` (as ShardRuns(q) or the scatter
+  // index holds them), checked as they are decoded.
   const std::vector<SourceRun>& RunsAt(uint32_t q, uint32_t r, const uint8_t* packed) {
-    return Decode(q, r, packed);
+    const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
+    runs_.clear();
+    const WindowEntry &first = set_->Window(q, r), &last = set_->Window(q, r + 1);
+    const RunDecodeStatus status = DecodeRuns(
+        packed, packed + (end - begin), last.first_run - first.first_run,
+        set_->interval_begin(r), set_->interval_end(r), last.first_edge - first.first_edge,
+        [&](uint32_t source, uint64_t count) {
+          runs_.push_back(SourceRun{source, static_cast<uint32_t>(count)});
+        });
+    if (!status.ok()) {
+      throw Error::AtByte(set_->ScatterIndexPath(r), begin + status.at,
+                          std::string("window of shard ") + std::to_string(q) + ": " +
+                              status.error + " (the scatter index is damaged)");
+    }
+    return runs_;
   }
   // Shard q's targets (column 0) or weights (column 1), 4 bytes an edge, into `out`, which
   // holds its edges from `base` on: those of `ranges` ([begin, end) from base, ascending and
@@ -107,25 +122,6 @@ class SetReader {
   }
 
  private:
-  // Window (q, r)'s runs from its packed bytes at `packed`, checked as they are decoded.
-  const std::vector<SourceRun>& Decode(uint32_t q, uint32_t r, const uint8_t* packed) {
-    const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
-    runs_.clear();
-    const WindowEntry &first = set_->Window(q, r), &last = set_->Window(q, r + 1);
-    const RunDecodeStatus status = DecodeRuns(
-        packed, packed + (end - begin), last.first_run - first.first_run,
-        set_->interval_begin(r), set_->interval_end(r), last.first_edge - first.first_edge,
-        [&](uint32_t source, uint64_t count) {
-          runs_.push_back(SourceRun{source, static_cast<uint32_t>(count)});
-        });
-    if (!status.ok()) {
-      throw Error::AtByte(set_->ScatterIndexPath(r), begin + status.at,
-                          std::string("window of shard ") + std::to_string(q) + ": " +
-                              status.error + " (the scatter index is damaged)");
-    }
-    return runs_;
-  }
-
   IoBackend* io_;
   const ShardSet* set_;
   std::vector<IoFile> scatter_, adjacency_, weights_;

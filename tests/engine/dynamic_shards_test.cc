@@ -53,7 +53,19 @@ struct ScheduleProgram {
 };
 static_assert(AccumulationProgram<ScheduleProgram>);
 
-class DynamicShardsTest : public WithTempDir<::testing::Test> {};
+class DynamicShardsTest : public WithTempDir<::testing::Test> {
+ protected:
+  // An R-MAT graph of 2^scale vertices and edge_factor edges a vertex, as a text edge list in
+  // the test's directory (rmat.txt); returns its path.
+  std::string RmatFile(int scale, int edge_factor) {
+    RmatOptions options;
+    options.scale = scale;
+    options.edge_factor = edge_factor;
+    const std::string path = dir().string() + "/rmat.txt";
+    WriteEdgeListText(GenerateRmat(options), path);
+    return path;
+  }
+};
 
 TEST_F(DynamicShardsTest, DelayedDeltaOfTable2) {
   // w -> w keeps w computed, w -> u keeps u computed, u -> v is the edge of Table 2. The first
@@ -155,11 +167,7 @@ TEST_F(DynamicShardsTest, DegreesAndIndexesHeldInTheBuildsRoomAreGivenBackAtTheF
 // disk, and the values end as those of the run that had them on disk from the start. A run
 // that never builds keeps them in memory to the end.
 TEST_F(DynamicShardsTest, VertexValuesHeldUntilTheFirstBuildThenOnDisk) {
-  RmatOptions options;
-  options.scale = 13;
-  options.edge_factor = 4;
-  const std::string path = dir().string() + "/rmat.txt";
-  WriteEdgeListText(GenerateRmat(options), path);
+  const std::string path = RmatFile(13, 4);
   const ShardSet set = ShardInto(path, dir().string() + "/rmat.shards", 16);
   apps::PageRank program;
   program.tolerance = 1e-3f;
@@ -276,11 +284,7 @@ std::vector<SourceRun> WindowRuns(const ShardSet& set, uint32_t q, uint32_t r) {
 // many), as whole runs of the static windows; a damaged scatter index stops the build naming
 // the file and the byte, and no manifest is written (what makes a directory a set).
 TEST_F(DynamicShardsTest, WriteDynamicSetKeepsWholeSourcesAndStopsAtADamagedIndex) {
-  RmatOptions options;
-  options.scale = 10;
-  options.edge_factor = 4;
-  const std::string path = dir().string() + "/rmat.txt";
-  WriteEdgeListText(GenerateRmat(options), path);
+  const std::string path = RmatFile(10, 4);
   const std::string shards = dir().string() + "/rmat.shards";
   const ShardSet set = ShardInto(path, shards, 4);
   const Csr csr = LoadCsr(path);
@@ -353,11 +357,7 @@ TEST_F(DynamicShardsTest, StoppedWithScattersDelayedIsNotConverged) {
 }
 
 TEST_F(DynamicShardsTest, ModesLoadFewerEdgesForTheSameRanks) {
-  RmatOptions options;
-  options.scale = 12;
-  options.edge_factor = 8;
-  const std::string path = dir().string() + "/rmat.txt";
-  WriteEdgeListText(GenerateRmat(options), path);
+  const std::string path = RmatFile(12, 8);
   const ShardSet set = ShardInto(path, dir().string() + "/rmat.shards", 6);
   apps::PageRank program;
   program.tolerance = 1e-3f;
