@@ -336,9 +336,7 @@ IntervalCosts IntervalCostsFor(const ValueWidths& w) {
           std::max(defaults.vertex, vertex)};
 }
 
-namespace {
-
-void CheckFixed(uint64_t memory_bytes) {
+void CheckFixedBytes(uint64_t memory_bytes) {
   if (memory_bytes <= EngineFixedBytes(1)) {
     throw std::invalid_argument("--memory must be more than " +
                                 FormatMiB(EngineFixedBytes(1)) +
@@ -346,12 +344,10 @@ void CheckFixed(uint64_t memory_bytes) {
   }
 }
 
-}  // namespace
-
 IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
                            std::span<const uint32_t> in_degree, uint64_t memory_bytes,
                            const IntervalCosts& costs, const PlanContext& context) {
-  CheckFixed(memory_bytes);
+  CheckFixedBytes(memory_bytes);
   const Units<uint32_t> u{out_degree.size(), out_degree, in_degree, 0, out_degree.size()};
   IntervalPlan plan;
   if (context.intervals > 0) {
@@ -370,7 +366,7 @@ std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_
                                                  uint64_t n, uint64_t memory_bytes,
                                                  const IntervalCosts& costs,
                                                  const PlanContext& context) {
-  CheckFixed(memory_bytes);
+  CheckFixedBytes(memory_bytes);
   const uint64_t count = n == 0 ? 0 : ((n - 1) >> unit_shift) + 1;
   const Units<uint64_t> u{count, unit_out, unit_in, unit_shift, n};
   IntervalPlan plan;

@@ -58,6 +58,9 @@ inline uint64_t BufferPaddingBytes(uint64_t p) { return p * ((16 << 10) + 24) + 
 inline uint64_t EngineFixedBytes(uint64_t p) {
   return kReservedBytes + EngineTableBytes(p) + BufferPaddingBytes(p);
 }
+// Throws std::invalid_argument, naming the least budget, when `memory_bytes` cannot hold even
+// the fixed bytes of one interval: no graph can be sharded or run under it.
+void CheckFixedBytes(uint64_t memory_bytes);
 
 // What dynamic shards add to a run's memory plan when the vertex values are on disk
 // (engine/engine.h): a flag byte per vertex, the delay buffer's slice of the largest interval

@@ -177,11 +177,7 @@ class Sharder {
     // A budget that cannot work is refused before the input is read: one that cannot hold
     // the engine's fixed bytes, or — where the header gives the vertex count (.csr, Matrix
     // Market, DIMACS) — the degree arrays planning may need.
-    if (options_.memory_bytes <= EngineFixedBytes(1)) {
-      throw std::invalid_argument("--memory must be more than " +
-                                  FormatMiB(EngineFixedBytes(1)) +
-                                  " (the engine's fixed reserve, tables and padding)");
-    }
+    CheckFixedBytes(options_.memory_bytes);
     if (const std::optional<uint64_t> n = reader.num_vertices()) {
       num_vertices_ = *n;
       PlanFloor();
@@ -812,6 +808,8 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
 }  // namespace
 
 ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
+  // Before anything is looked at or said ("rebuilding ..."): a budget no set can have.
+  CheckFixedBytes(options.memory_bytes);
   const std::string dir =
       options.out_dir.empty() ? DefaultShardDir(input, options.symmetrize, options.order)
                               : options.out_dir;

@@ -183,6 +183,15 @@ TEST_F(RunTrustTest, RefusesWhatCouldNeverEndOrWouldOverwrite) {
   EXPECT_EQ(r.status, 2) << r.err;
   r = Needle("run pagerank " + ShellQuote(graph + ".shards") + " --format bogus");
   EXPECT_EQ(r.status, 2) << r.err;
+  // A budget no set can have is refused before the set next to the graph is looked at: no
+  // "rebuilding" it, and it stays as it was.
+  const std::string manifest = testing::ReadFile(graph + ".shards/manifest");
+  r = Needle("run pagerank " + ShellQuote(graph) + " --memory 1K");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--memory must be more than"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("rebuilding"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("rebuilding"), std::string::npos) << r.err;
+  EXPECT_EQ(testing::ReadFile(graph + ".shards/manifest"), manifest);
 }
 
 // --out - carries only the values (messages go to stderr); an --out or --stats that cannot be
