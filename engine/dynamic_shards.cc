@@ -212,6 +212,7 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
   const uint32_t n = from.num_intervals();
   SetReader reader(io, from, from_dynamic, /*targets=*/true);
   WriteBuffers buffers;
+  SyncBatch synced;  // the files, synced together before the manifest
   Manifest manifest = from.manifest();
   manifest.files.clear();
   auto add = [&](const std::string& name, uint64_t size, uint64_t digest) {
@@ -250,7 +251,7 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
     w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
     w.Write(packed.data(), packed.size());
     add(name, w.position(), 0);
-    manifest.files.back().digest = w.Finish();
+    manifest.files.back().digest = w.Finish(&synced);
     manifest.files.back().size = ShardAlignUp(manifest.files.back().size);
   }
   // The shards: the kept runs' targets (and weights), window by window. A shard's runs are
@@ -324,7 +325,7 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
       });
       put();
       const uint64_t size = w.position();
-      const uint64_t digest = w.Finish();
+      const uint64_t digest = w.Finish(&synced);
       add(name, ShardAlignUp(size), digest);
     }
   }
@@ -332,13 +333,14 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
     HashingWriter w(io, dir + "/" + kWindowsName, FileKind::kDynamic, &buffers);
     w.Write(windows.data(), windows.size() * sizeof(WindowEntry));
     const uint64_t size = w.position();
-    const uint64_t digest = w.Finish();
+    const uint64_t digest = w.Finish(&synced);
     add(kWindowsName, ShardAlignUp(size), digest);
   }
   LinkDegrees(from, dir);
   const ManifestFile* degrees = from.manifest().File(kDegreesName);
   add(kDegreesName, degrees->size, degrees->digest);
   manifest.num_edges = total;
+  synced.Sync();
   WriteManifest(manifest, dir);
   return total;
 }

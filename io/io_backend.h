@@ -118,6 +118,8 @@ class IoFile {
   // Closes the descriptor now; path() stays for error messages. Requests on a closed file
   // are rejected by Submit(). The caller makes sure none is in flight.
   void Close() { fd_.Reset(); }
+  // Hands the descriptor over (a file whose fsync is left to a SyncBatch); as Close() after.
+  UniqueFd ReleaseFd() { return std::move(fd_); }
 
  private:
   friend class IoBackend;

@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
+#include <thread>
 #include <vector>
 
 #include "base/error.h"
@@ -81,14 +83,46 @@ void HashingWriter::Flush() {
   WaitFor(current_);
 }
 
-uint64_t HashingWriter::Finish() {
+uint64_t HashingWriter::Finish(SyncBatch* batch) {
   PadTo(kShardAlignment);
   Flush();
   WaitFor(0);
   WaitFor(1);
-  if (fsync(file_.fd()) != 0) ThrowSystemError(path_, "cannot fsync");
-  file_.Close();
+  if (batch != nullptr) {
+    batch->Add(file_.ReleaseFd(), path_);
+  } else {
+    if (fsync(file_.fd()) != 0) ThrowSystemError(path_, "cannot fsync");
+    file_.Close();
+  }
   return XXH3_64bits_digest(state_);
+}
+
+void SyncBatch::Add(UniqueFd fd, std::string path) {
+  if (files_.size() == kMaxFiles) Sync();
+  files_.emplace_back(std::move(fd), std::move(path));
+}
+
+void SyncBatch::Sync() {
+  std::vector<int> errors(files_.size(), 0);
+  auto sync_from = [&](size_t first) {
+    for (size_t i = first; i < files_.size(); i += kThreads) {
+      if (fsync(files_[i].first.get()) != 0) errors[i] = errno;
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    const size_t count = std::min(kThreads, files_.size());
+    for (size_t t = 1; t < count; ++t) threads.emplace_back(sync_from, t);
+    sync_from(0);
+  }  // (joined)
+  std::vector<std::pair<UniqueFd, std::string>> files = std::move(files_);
+  files_.clear();
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (errors[i] != 0) {
+      errno = errors[i];
+      ThrowSystemError(files[i].second, "cannot fsync");
+    }
+  }
 }
 
 uint64_t FileDigest(const std::string& path) {

@@ -2,7 +2,8 @@
 // pread/pwrite, O_DIRECT when asked and allowed), hashing every byte (XXH3-64) as it goes so
 // the manifest gets each file's digest without reading it back. Two aligned buffers
 // alternate: one is being written by the backend while the other fills. Finish() pads the
-// file to a 4 KiB multiple (O_DIRECT readers and writers need it), waits, fsyncs and closes.
+// file to a 4 KiB multiple (O_DIRECT readers and writers need it), waits, fsyncs and closes —
+// or, given a SyncBatch, leaves the fsync to it: a set of many small files is synced together.
 // FileDigest() computes the same digest of an existing file, for verification.
 #pragma once
 
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/huge_array.h"
 #include "io/io_backend.h"
@@ -24,6 +27,28 @@ struct WriteBuffers {
   static constexpr size_t kBytes = size_t{4} << 20;
   WriteBuffers();
   HugeArray<std::byte> slots[2];  // mmap-backed: page-aligned (O_DIRECT)
+};
+
+// Files written whose fsync is still owed. Sync() fsyncs them all at once from several threads
+// (so the device takes them together rather than one round trip each), then closes them; a
+// batch that holds kMaxFiles syncs them before it takes another. Destroyed unsynced (an error
+// is being reported), it closes them only. A set is durable once Sync() returns.
+class SyncBatch {
+ public:
+  static constexpr size_t kMaxFiles = 64;
+  static constexpr size_t kThreads = 8;
+
+  SyncBatch() = default;
+  SyncBatch(const SyncBatch&) = delete;
+  SyncBatch& operator=(const SyncBatch&) = delete;
+
+  void Add(UniqueFd fd, std::string path);
+  // Throws Error naming the first file (in the order added) that could not be synced.
+  void Sync();
+  size_t size() const { return files_.size(); }
+
+ private:
+  std::vector<std::pair<UniqueFd, std::string>> files_;
 };
 
 class HashingWriter {
@@ -41,8 +66,9 @@ class HashingWriter {
   void Write(const void* data, size_t bytes);
   void PadTo(uint64_t alignment);  // zero bytes up to the next multiple of `alignment`
   uint64_t position() const { return written_ + buffered_; }
-  // Pads to 4 KiB, writes, fsyncs, closes. Returns the digest of all bytes written.
-  uint64_t Finish();
+  // Pads to 4 KiB, writes, fsyncs (or hands the file to `batch`, which does), closes. Returns
+  // the digest of all bytes written.
+  uint64_t Finish(SyncBatch* batch = nullptr);
 
  private:
   void Flush();

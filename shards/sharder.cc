@@ -148,6 +148,7 @@ class Sharder {
     m.num_edges = num_edges_;
     m.weighted = reader->weighted();
     m.bounds = report_.plan.bounds;
+    synced_.Sync();  // every file the manifest names is on disk before it
     WriteManifest(m, tmp_);
     staging.Commit();
     // Opened while the staging directory's lock, now on DIR, keeps other sharders out.
@@ -254,7 +255,7 @@ class Sharder {
     HashingWriter w(*io_, tmp_ + "/" + kOrderName, FileKind::kOther, &write_buffers_);
     w.Write(input_id.data(), input_id.size() * sizeof(VertexId));
     const uint64_t size = ShardAlignUp(w.position());
-    AddFile(kOrderName, size, w.Finish());
+    AddFile(kOrderName, size, w.Finish(&synced_));
   }
   void Progress(int phase, uint64_t done, uint64_t total) const {
     if (options_.progress) options_.progress(phase, done, total);
@@ -529,7 +530,7 @@ class Sharder {
     }
     HashingWriter w(*io_, tmp_ + "/" + kWindowsName, FileKind::kWindowIndex);
     w.Write(windows_.data(), windows_.size() * sizeof(WindowEntry));
-    AddFile(kWindowsName, w.position(), w.Finish());
+    AddFile(kWindowsName, w.position(), w.Finish(&synced_));
     WriteScatterIndexes();
   }
 
@@ -572,7 +573,7 @@ class Sharder {
         }
       }
       out_degree_log_.Append(out_degrees.data(), out_degrees.size() * sizeof(uint32_t));
-      AddFile(name, w.position(), w.Finish());
+      AddFile(name, w.position(), w.Finish(&synced_));
     }
     index_log_.Remove();
   }
@@ -639,12 +640,12 @@ class Sharder {
     adj.PadTo(kShardAlignment);
     write_column(adj, [](const Record& r) { return r.target; });
     const uint64_t adj_size = adj.position();
-    AddFile(adj_name, adj_size, adj.Finish());
+    AddFile(adj_name, adj_size, adj.Finish(&synced_));
     if constexpr (Record::kWeighted) {  // unweighted: every weight is 1, nothing to write
       const std::string val_name = ShardFileName(p, ".val");
       HashingWriter val(*io_, tmp_ + "/" + val_name, FileKind::kWeights, &write_buffers_);
       write_column(val, [](const Record& r) { return r.weight_bits(); });
-      AddFile(val_name, ShardAlignUp(val.position()), val.Finish());
+      AddFile(val_name, ShardAlignUp(val.position()), val.Finish(&synced_));
     }
   }
 
@@ -661,7 +662,7 @@ class Sharder {
     out_degree_log_.Remove();
     in_degree_log_.Remove();
     const uint64_t size = ShardAlignUp(w.position());
-    AddFile(kDegreesName, size, w.Finish());
+    AddFile(kDegreesName, size, w.Finish(&synced_));
   }
 
   void AddFile(const std::string& name, uint64_t size, uint64_t digest) {
@@ -691,6 +692,7 @@ class Sharder {
   std::vector<VertexId> set_id_;          // --order bfs, in pass 1: each input id's in the set
   std::unique_ptr<IoBackend> io_;         // writes the shard set's files
   WriteBuffers write_buffers_;            // lent to each file's writer in turn
+  SyncBatch synced_;                      // the set's files, synced together before the manifest
   std::array<uint32_t, 1 << 16> column_;  // a piece of a shard's targets or values
   std::vector<WindowEntry> windows_;
   // Pass 2's packed runs of every window, in shard order, for the scatter indexes.
