@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "base/open_files.h"
+
 namespace needle {
 namespace {
 
@@ -93,7 +95,9 @@ std::string Error::Format(const std::string& path, uint64_t line, uint64_t byte,
 }
 
 void ThrowSystemError(const std::string& path, const std::string& what) {
-  throw Error(path, what, errno);
+  const int error = errno;
+  if (error == EMFILE) throw Error(path, what + " (" + OpenFileLimitHint() + ")", error);
+  throw Error(path, what, error);
 }
 
 }  // namespace needle

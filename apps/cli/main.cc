@@ -17,6 +17,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/signals.h"
 #include "base/error.h"
+#include "base/open_files.h"
 #include "base/version.h"
 #include "io/output_file.h"
 
@@ -72,6 +73,9 @@ int main(int argc, char** argv) {
   // fragmentation cannot make the resident set creep past --memory.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   needle::RecordInheritedDescriptors();
+  // A run holds its set's files open, a few per interval: the usual soft limit (1,024) is too
+  // low for sets of some hundreds of intervals, the hard one is not (base/open_files.h).
+  needle::RaiseOpenFileLimit();
   needle::cli::HandleInterruptions();
   if (argc < 2) {
     PrintUsage(stderr);

@@ -194,6 +194,25 @@ TEST_F(RunTrustTest, RefusesWhatCouldNeverEndOrWouldOverwrite) {
   EXPECT_EQ(testing::ReadFile(graph + ".shards/manifest"), manifest);
 }
 
+// A run holds its set's files open, about 3 per interval: a soft limit on open files below
+// that is raised to the hard one; a hard limit below it fails the run saying what to do.
+TEST_F(RunTrustTest, ManyIntervalsRunUnderALowSoftLimitOnOpenFiles) {
+  const std::string graph = Chain(400);
+  ASSERT_EQ(Needle("shard " + ShellQuote(graph) + " --memory 64M --intervals 40").status, 0);
+  const std::string run = ShellQuote(NEEDLE_BINARY) + " run pagerank " +
+                          ShellQuote(graph + ".shards") +
+                          " --memory 64M --transport static --mode static -o " +
+                          ShellQuote(Path("ranks.tsv"));
+  Result r = testing::RunCaptured("ulimit -S -n 48 && " + run, dir().string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Lines(Path("ranks.tsv")).size(), 400u);
+  r = testing::RunCaptured("ulimit -n 48 && " + run, dir().string());  // soft and hard
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("Too many open files"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("this process may hold 48 files open"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ulimit -n"), std::string::npos) << r.err;
+}
+
 // --out - carries only the values (messages go to stderr); an --out or --stats that cannot be
 // written fails before anything is sharded or run.
 TEST_F(RunTrustTest, OutputsAreCheckedBeforeTheWorkAndStdoutCarriesOnlyData) {
