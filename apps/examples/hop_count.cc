@@ -18,6 +18,7 @@
 #include <exception>
 #include <span>
 
+#include "base/open_files.h"
 #include "engine/engine.h"
 #include "engine/program.h"
 #include "shards/shard_set.h"
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s GRAPH SHARD_DIR\n", argv[0]);
     return 2;
   }
+  // The engine holds a few files per interval open: the soft limit goes up to the hard one.
+  needle::RaiseOpenFileLimit();
   try {
     needle::ShardOptions shard;
     shard.out_dir = argv[2];
