@@ -3,6 +3,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "base/error.h"
 
 namespace needle {
 
@@ -28,8 +32,29 @@ uint64_t OpenFileLimit() {
 
 std::string OpenFileLimitHint() {
   return "this process may hold " + std::to_string(OpenFileLimit()) +
-         " files open, a run about 3 per interval (6 with dynamic shards): raise 'ulimit -n' "
+         " files open, a run 3 or 4 per interval (up to 3 times that with dynamic shards): "
+         "raise 'ulimit -n' "
          "(up to 'ulimit -Hn') or shard into fewer intervals";
+}
+
+uint64_t OpenFileCount() {
+  std::error_code ec;
+  uint64_t count = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++count;
+  }
+  return count > 0 ? count - 1 : 0;  // not the one reading the directory
+}
+
+void CheckOpenFiles(const std::string& path, uint64_t needed, const std::string& what) {
+  const uint64_t limit = OpenFileLimit(), open = OpenFileCount();
+  if (limit == 0 || open + needed <= limit) return;
+  throw Error(path, what + " holds about " + std::to_string(needed) +
+                        " files open at once, and this process may hold " +
+                        std::to_string(limit) + " (" + std::to_string(open) +
+                        " open now): raise 'ulimit -n' (up to 'ulimit -Hn') or shard into "
+                        "fewer intervals");
 }
 
 }  // namespace needle

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/open_files.h"
 #include "base/parallel.h"
 #include "engine/auto_mode.h"
 #include "engine/dynamic_shards.h"
@@ -94,6 +95,15 @@ class Engine {
   // cannot be passed).
   Engine(const ShardSet& set, Program program, EngineOptions options)
       : set_(set), program_(std::move(program)), options_(std::move(options)) {
+    // Held open at once: each interval's adjacency, scatter index (and weights) and message
+    // file, and with ads or ods two dynamic sets' as many at a build; then the value and delay
+    // stores, the ring and the run's outputs. Refused here rather than at the file that would
+    // not open (base/open_files.h).
+    const uint64_t per_set = uint64_t{set.num_intervals()} * (set.weighted() ? 4 : 3);
+    const bool two_more = options_.mode == ShardMode::kAds || options_.mode == ShardMode::kOds;
+    CheckOpenFiles(set.dir(), per_set * (two_more ? 3 : 1) + 16,
+                   "a run over its " + std::to_string(set.num_intervals()) + " intervals" +
+                       (two_more ? " in mode " + std::string(ShardModeName(options_.mode)) : ""));
     std::string note;
     io_ = IoBackend::Create(options_.io, &note);
     if (!note.empty() && options_.log) options_.log(note);
