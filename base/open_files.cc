@@ -9,6 +9,12 @@
 #include "base/error.h"
 
 namespace needle {
+namespace {
+
+constexpr char kWhatToDo[] =
+    "raise 'ulimit -n' (up to 'ulimit -Hn') or shard into fewer intervals";
+
+}  // namespace
 
 uint64_t RaiseOpenFileLimit() {
   rlimit limit{};
@@ -32,9 +38,8 @@ uint64_t OpenFileLimit() {
 
 std::string OpenFileLimitHint() {
   return "this process may hold " + std::to_string(OpenFileLimit()) +
-         " files open, a run 3 or 4 per interval (up to 3 times that with dynamic shards): "
-         "raise 'ulimit -n' "
-         "(up to 'ulimit -Hn') or shard into fewer intervals";
+         " files open, a run 3 or 4 per interval (up to 3 times that with dynamic shards): " +
+         kWhatToDo;
 }
 
 uint64_t OpenFileCount() {
@@ -53,8 +58,7 @@ void CheckOpenFiles(const std::string& path, uint64_t needed, const std::string&
   throw Error(path, what + " holds about " + std::to_string(needed) +
                         " files open at once, and this process may hold " +
                         std::to_string(limit) + " (" + std::to_string(open) +
-                        " open now): raise 'ulimit -n' (up to 'ulimit -Hn') or shard into "
-                        "fewer intervals");
+                        " open now): " + kWhatToDo);
 }
 
 }  // namespace needle
