@@ -2,8 +2,9 @@
 # dynamic_modes: static against dynamic shards (ads, ods, auto) on one shard set, the same run
 # otherwise (static windows transport, the same --memory), each mode REPEATS times, the modes
 # taking turns (MODES="..." picks others, static first; "pages" is static with --windows
-# pages, "auto" reads the static shards at page grain as needle run does by default, and
-# "auto-whole" is auto with --windows whole). Give --direct among the extra options for cold
+# pages and no push turns, "push" the same with --push auto, "auto" reads the static shards at
+# page grain with push turns as needle run does by default, "auto-pages" is auto without push
+# turns, and "auto-whole" is auto with --windows whole). Give --direct among the extra options for cold
 # runs (O_DIRECT: no page cache); else warm.
 #
 # Usage: bench/dynamic_modes.sh APP GRAPH|SHARDS MEMORY [REPEATS=3] [EXTRA needle run options...]
@@ -29,7 +30,9 @@ modes=${MODES:-static ads ods auto}
 for r in $(seq "$repeats"); do
   for mode in $modes; do
     case $mode in
-      pages) how=(--mode static --windows pages) ;;
+      pages) how=(--mode static --windows pages --push never) ;;
+      push) how=(--mode static --windows pages --push auto) ;;
+      auto-pages) how=(--mode auto --push never) ;;
       *-whole) how=(--mode "${mode%-whole}" --windows whole) ;;
       *) how=(--mode "$mode") ;;
     esac

@@ -64,4 +64,41 @@ struct BuildEstimate {
 
 BuildEstimate EstimateBuild(const AutoInputs& in);
 
+// --push auto (engine.h, "Push turns"): whether the next iteration's turns should push. In the
+// terms above, for an iteration just run on the static windows:
+//   S  what it moved; its edge traffic (targets, messages, weights) per loaded edge, and its
+//      fixed traffic (vertex values, degrees, window and scatter indexes: push turns read
+//      those as well)
+//   P  a push iteration: the fixed traffic; the messages to the interval's own vertices, which
+//      still go through window (p, p) (a share `own` of the edges), at S's cost per edge; and
+//      4 bytes of out-adjacency per message to another interval
+//   B  building the out-adjacency once: reading every target and scatter index, writing every
+//      target (0 once built)
+//   R  as above, the iterations while activity decays to a thousandth of the edges, but no
+//      more than two (the build must pay back within two iterations at today's savings: where
+//      the static windows skip what carries nothing, S falls with activity and S − P with it)
+//      and at least one once the out-adjacency is built
+// and push when R × (S − P) > B.
+struct PushInputs {
+  IoCounters iteration_io;  // the iteration just run, without any build's I/O
+  uint64_t edges_loaded = 0;
+  uint64_t activity = 0;           // edges given a message in it
+  uint64_t previous_activity = 0;  // in the iteration before
+  uint64_t num_edges = 0;
+  double own = 0;                  // share of the edges in windows (p, p)
+  uint64_t build_bytes = 0;        // B (0: built)
+  uint32_t iteration = 0;          // the iteration just run (0-based)
+};
+
+struct PushEstimate {
+  double static_bytes = 0;  // S
+  double push_bytes = 0;    // P
+  double build_bytes = 0;   // B
+  double iterations = 0;    // R
+  bool Pays() const { return iterations * (static_bytes - push_bytes) > build_bytes; }
+  std::string Describe() const;  // "R × (S − P) = ... MB against B = ... MB"
+};
+
+PushEstimate EstimatePush(const PushInputs& in);
+
 }  // namespace needle

@@ -74,6 +74,8 @@
 #include "engine/transport.h"
 #include "engine/vertex_heap.h"
 #include "engine/vertex_store.h"
+#include "engine/message_logs.h"
+#include "engine/out_adjacency.h"
 #include "engine/work_dir.h"
 #include "shards/hashing_writer.h"
 #include "shards/intervals.h"
@@ -286,6 +288,7 @@ class Engine {
     } else {
       UseValueStore();
     }
+    PlanPush(say);
   }
   Engine(ShardSet&&, Program, EngineOptions) = delete;
 
@@ -357,6 +360,9 @@ class Engine {
     std::vector<EdgeValue>().swap(interval_delay_);
     delay_store_.reset();
     delay_view_ = nullptr;
+    logs_.reset();
+    push_buffer_ = AlignedBuffer();
+    std::vector<EdgeValue>().swap(out_msg_);
   }
   // The static windows over `set` (the static shards or a dynamic shard set).
   std::unique_ptr<Transport> MakeStaticWindows(const ShardSet& set, IntervalIo& io,
@@ -624,6 +630,34 @@ class Engine {
     const EdgeValue* messages;
   };
   std::vector<Source> sources_;
+
+  // Push turns (EngineOptions::push; out_adjacency.h, message_logs.h): whether this run may
+  // push, whether this iteration's turns do, the next's, and whether any turn has (auto then
+  // builds no dynamic set: its builds move the windows' messages, not the logs').
+  bool push_allowed_ = false;
+  bool push_ = false;
+  bool push_next_ = false;
+  bool pushed_ = false;
+  uint64_t push_log_bytes_ = 0;
+  uint64_t push_bytes_ = 0;  // what push turns allocate at most (MemoryPlan::push, and more lent)
+  static constexpr uint64_t kPushReadBytes = uint64_t{1} << 20;
+  static constexpr uint64_t kMaxPushLogBytes = uint64_t{256} << 20;
+  std::optional<OutAdjacency> out_adj_;
+  std::optional<MessageLogs<EdgeValue>> logs_;
+  AlignedBuffer push_buffer_;       // out-adjacency reads
+  std::vector<EdgeValue> out_msg_;  // per vertex of p: its message to other intervals this turn
+  std::vector<uint32_t> senders_;
+  void PlanPush(const std::function<void(const std::string&)>& say);
+  // --push auto, after an iteration: whether the next one pushes (auto_mode.h, EstimatePush).
+  bool PushNext(const IoCounters& before, uint64_t previous_changed);
+  void BuildOutAdjacency();
+  void PushOut(uint32_t p, const IntervalData& data);
+  // Fills windows (q, p) from `messages` (per vertex of p): window (p, p) only (own_only) or
+  // every other one (others_only), or all; merge: combine with what this turn wrote there.
+  // Returns the edges given a message.
+  enum class Windows { kAll, kOwnOnly, kOthersOnly };
+  uint64_t ScatterWindows(uint32_t p, const IntervalData& data, const EdgeValue* messages,
+                          bool merge, Windows which);
 };
 
 template <GasProgram Program>
@@ -765,7 +799,9 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     FindOwnRuns(p, data, sweep_ && !sparse_own_);  // (only the sweeps search runs)
   }
   forward_ = true;
+  if (logs_) stats_.edges_loaded += logs_->size(p);
   uint64_t changed = Pass(p, iteration, data, values, /*inner=*/false);
+  if (logs_) logs_->Clear(p);  // folded by the pass
   if (ordered_) {
     changed = Drain(p, iteration, data, values);
     ++stats_.intervals_ordered;
@@ -790,6 +826,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     }
     stats_.inner_passes += passes;
     stats_.inner_passes_max = std::max(stats_.inner_passes_max, passes);
+    if (push_) PushOut(p, data);
     // Only p's own turn sets pending_[p]: what p still sends itself is all that matters.
     pending_[p] = carries_[p];
     dirty_[p] = std::any_of(carries_.begin(), carries_.end(), [](uint8_t c) { return c != 0; });
@@ -984,6 +1021,17 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           stray = std::min(stray, ScanGather(all.subspan(own_source + 1), targets, begin, count,
                                              lo, hi, identity, fold));
         }
+      }
+      if (logs_ && logs_->size(p) > 0) {
+        // What push turns sent p (message_logs.h), after the windows' messages, in the order
+        // it was sent: the same at any thread count. (Only unweighted use pushes.)
+        logs_->ForEach(p, [&](const typename MessageLogs<EdgeValue>::Entry& e) {
+          const uint32_t v = e.target - begin;
+          if (v - lo >= hi - lo) return;
+          acc_[v] = program_.gather(acc_[v], e.message, 1.0f);
+          touched_[v] = 1;
+          ++used;
+        });
       }
       gather_cpu += ThreadCpuSeconds() - cpu;
     } else {
@@ -1378,25 +1426,54 @@ void Engine<Program>::BeginShadow() {
 template <GasProgram Program>
 void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) {
   if (mode_ != ShardMode::kStatic) Delay(p, data, merge && sweep_);
-  const VertexId begin = set_.interval_begin(p);
-  const EdgeValue identity = program_.identity();
   // Window (p, p) by its runs in own_start_, where the turn found them (ScatterOwn).
   uint64_t edges_changed = own_runs_ ? ScatterOwn(p, data, merge) : 0;
+  Windows which = Windows::kAll;
+  if (push_) {
+    // A push turn keeps its messages to other intervals per vertex, combined over its passes
+    // as the windows would combine them, until PushOut.
+    const EdgeValue identity = program_.identity();
+    const uint32_t count = set_.interval_end(p) - set_.interval_begin(p);
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (uint32_t u = 0; u < count; ++u) {
+      const EdgeValue& m = message_[u];
+      if (!merge) {
+        out_msg_[u] = m;
+      } else if (!(m == identity)) {
+        out_msg_[u] = out_msg_[u] == identity ? m : Aggregate(program_, out_msg_[u], m);
+      }
+    }
+    which = Windows::kOwnOnly;
+  }
+  edges_changed += ScatterWindows(p, data, message_.data(), merge, which);
+  stats_.edges_changed += edges_changed;
+}
+
+template <GasProgram Program>
+uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
+                                         const EdgeValue* messages, bool merge, Windows which) {
+  const VertexId begin = set_.interval_begin(p);
+  const EdgeValue identity = program_.identity();
   // The runs of window (q, p) come from p's scatter index (run_codec.h: about 2 bytes a run),
   // checked against the window index as they are decoded.
   const uint32_t n = num_intervals();
   const VertexId end = set_.interval_end(p);
   uint32_t damaged = n;  // the first window whose runs do not decode
   RunDecodeStatus damage;
+  uint64_t edges_changed = 0;
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) reduction(+ : edges_changed)
   for (uint32_t q = 0; q < n; ++q) {
-    if (own_runs_ && q == p) continue;
+    if (own_runs_ && q == p) continue;  // ScatterOwn's
+    if ((which == Windows::kOwnOnly && q != p) || (which == Windows::kOthersOnly && q == p)) {
+      if (!merge && q != p) carries_[q] = 0;
+      continue;
+    }
     auto* window = reinterpret_cast<EdgeValue*>(transport_->OutWindow(q));
     const bool combine = merge && q != p;
     bool hit = false;
     uint64_t at = 0;
     auto fill = [&](uint32_t source, uint64_t count) {
-      const EdgeValue& m = message_[source - begin];
+      const EdgeValue& m = messages[source - begin];
       if (m == identity) {
         if (!combine) std::fill_n(window + at, count, m);
       } else {
@@ -1431,7 +1508,157 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
                         std::string("window of shard ") + std::to_string(damaged) + ": " +
                             damage.error + " (the scatter index is damaged)");
   }
-  stats_.edges_changed += edges_changed;
+  return edges_changed;
+}
+
+template <GasProgram Program>
+void Engine<Program>::PushOut(uint32_t p, const IntervalData& data) {
+  const VertexId begin = set_.interval_begin(p);
+  const uint32_t count = set_.interval_end(p) - begin;
+  const EdgeValue identity = program_.identity();
+  const uint32_t* out_degrees = data.OutDegrees();
+  senders_.clear();
+  uint64_t edges = 0;  // an upper bound: p's own targets are among them
+  for (uint32_t u = 0; u < count; ++u) {
+    if (out_msg_[u] == identity) continue;
+    senders_.push_back(u);
+    edges += out_degrees[u];
+  }
+  if (senders_.empty()) return;
+  if (!logs_->Fits(edges, num_intervals())) {
+    // The logs are full: this turn fills the windows, as a turn that does not push.
+    ++stats_.push_fallbacks;
+    stats_.edges_changed +=
+        ScatterWindows(p, data, out_msg_.data(), /*merge=*/false, Windows::kOthersOnly);
+    return;
+  }
+  pushed_ = true;
+  ++stats_.intervals_pushed;
+  uint64_t pushed = 0;
+  const uint64_t num_vertices = set_.manifest().num_vertices;
+  out_adj_->ReadSenders(
+      p, senders_, out_degrees, count, push_buffer_,
+      [&](uint32_t u, const uint32_t* targets, uint64_t k) {
+        const EdgeValue m = out_msg_[u];
+        uint32_t r = 0;  // targets ascend: their intervals too
+        for (uint64_t i = 0; i < k; ++i) {
+          const uint32_t t = targets[i];
+          if (t >= num_vertices) {
+            throw Error(work_->path() + "/out.adj",
+                        "vertex " + std::to_string(begin + u) + " has an out-edge to " +
+                            std::to_string(t) + ", past the last vertex");
+          }
+          while (t >= set_.interval_end(r)) ++r;
+          if (r == p) continue;  // through window (p, p)
+          logs_->Append(r, t, m);
+          pending_[r] = 1;
+          ++pushed;
+        }
+      });
+  stats_.edges_pushed += pushed;
+  stats_.edges_changed += pushed;
+}
+
+template <GasProgram Program>
+void Engine<Program>::PlanPush(const std::function<void(const std::string&)>& say) {
+  if (options_.push == PushChoice::kNever) return;
+  std::string why;
+  if (plan_.transport != TransportChoice::kStatic) {
+    why = "the shard set is held in memory";
+  } else if (!marks_) {
+    why = "they need the static windows at page grain (--windows pages or auto)";
+  } else if (plan_.num_streamed > 0) {
+    why = std::to_string(plan_.num_streamed) + " intervals are streamed";
+  } else if (mode_ == ShardMode::kAds || mode_ == ShardMode::kOds) {
+    why = "mode " + std::string(ShardModeName(mode_)) + " reads dynamic shards";
+  } else if (Program::kUsesWeights && set_.weighted()) {
+    why = "the program uses the input weights, which the out-adjacency does not hold";
+  }
+  const uint64_t out_msg = set_.largest_interval() * sizeof(EdgeValue);
+  const uint64_t build = OutAdjacency::BuildBufferBytes(set_, *shard_io_);
+  const uint64_t headroom =
+      options_.memory_bytes > plan_.Total() ? options_.memory_bytes - plan_.Total() : 0;
+  const uint64_t block = MessageLogs<EdgeValue>::BytesPerEntry() *
+                         MessageLogs<EdgeValue>::kBlockEntries;
+  // In mode auto the room planned for the dynamic shard builds' write buffers (allocated only
+  // while a set is written) is lent to push turns: no set is built once a turn has pushed, and
+  // nothing of push turns is allocated before the first one.
+  const uint64_t lent =
+      mode_ == ShardMode::kAuto && plan_.dynamic >= kDynamicBuildBytes ? kDynamicBuildBytes : 0;
+  uint64_t logs = options_.push_log_bytes;
+  if (logs == 0 && headroom + lent > out_msg + kPushReadBytes) {
+    logs = std::min(kMaxPushLogBytes, headroom + lent - out_msg - kPushReadBytes);
+  }
+  const uint64_t need = out_msg + std::max(build, kPushReadBytes + logs);
+  if (why.empty() && (need > headroom + lent || logs < 2 * block)) {
+    why = "--memory leaves " + FormatMiB(headroom + lent) + " of the " +
+          FormatMiB(out_msg + std::max(build, kPushReadBytes + 2 * block)) + " they need";
+  }
+  if (!why.empty()) {
+    const auto& tell = options_.push == PushChoice::kAlways ? options_.log : options_.detail;
+    if (tell) tell("push turns not used: " + why);
+    (void)say;
+    return;
+  }
+  push_allowed_ = true;
+  push_log_bytes_ = logs;
+  push_bytes_ = need;
+  plan_.push = need - std::min(need, lent);
+  if (options_.detail) {
+    options_.detail("push turns: " + FormatMiB(need) + " of the plan" +
+                    (lent > 0 ? " (" + FormatMiB(lent) + " of it the dynamic shard builds')"
+                              : ""));
+  }
+}
+
+template <GasProgram Program>
+bool Engine<Program>::PushNext(const IoCounters& before, uint64_t previous_changed) {
+  const bool few = static_cast<double>(stats_.edges_changed) <
+                   options_.push_below * static_cast<double>(set_.manifest().num_edges);
+  if (!push_allowed_ || dynamic_ || !few || stats_.edges_changed == 0) return false;
+  if (push_) return true;  // pushing already: on while few send
+  PushInputs in;
+  in.iteration_io = io_->counters();
+  in.iteration_io -= before;
+  in.iteration_io -= stats_.shard_build_io;
+  in.edges_loaded = stats_.edges_loaded;
+  in.activity = stats_.edges_changed;
+  in.previous_activity = previous_changed;
+  const uint32_t n = num_intervals();
+  in.num_edges = set_.manifest().num_edges;
+  uint64_t own = 0, indexes = 0;
+  for (uint32_t p = 0; p < n; ++p) {
+    own += set_.Window(p, p + 1).first_edge - set_.Window(p, p).first_edge;
+    indexes += shard_io_->scatter_index_bytes(p);
+  }
+  in.own = in.num_edges > 0 ? static_cast<double>(own) / static_cast<double>(in.num_edges) : 0;
+  in.build_bytes = out_adj_ ? 0 : 8 * in.num_edges + indexes;
+  in.iteration = stats_.iteration;
+  const PushEstimate estimate = EstimatePush(in);
+  if (estimate.Pays() && options_.detail) {
+    options_.detail("push turns from iteration " + std::to_string(stats_.iteration + 1) + ": " +
+                    estimate.Describe());
+  }
+  return estimate.Pays();
+}
+
+template <GasProgram Program>
+void Engine<Program>::BuildOutAdjacency() {
+  const IoCounters before = io_->counters();
+  const auto t = Clock::now();
+  {
+    AlignedBuffer buffer(push_bytes_ - set_.largest_interval() * sizeof(EdgeValue));
+    out_adj_.emplace(
+        OutAdjacency::Build(*io_, set_, *shard_io_, work_->path() + "/out.adj", buffer));
+  }
+  push_buffer_ = AlignedBuffer(kPushReadBytes);
+  logs_.emplace(num_intervals(), push_log_bytes_);
+  out_msg_.assign(set_.largest_interval(), program_.identity());
+  AddBuildIo(before);
+  if (options_.detail) {
+    options_.detail("push turns: out-adjacency of " + FormatMiB(out_adj_->disk_bytes()) +
+                    " built in " + std::to_string(static_cast<uint64_t>(Since(t) * 1000)) + " ms");
+  }
 }
 
 template <GasProgram Program>
@@ -1584,6 +1811,10 @@ RunSummary Engine<Program>::Run() {
                                          ((f & kSent) != 0 ? kSentBefore : 0));
       }
     }
+    // Push turns in this iteration: on the static shards, where the last one sent little.
+    push_ = push_allowed_ && !dynamic_ && !shadow &&
+            (options_.push == PushChoice::kAlways || push_next_);
+    if (push_ && !out_adj_) BuildOutAdjacency();
     for (uint32_t p = 0; p < n; ++p) {
       if (pending_[p]) {
         Compute(p, iteration);
@@ -1619,7 +1850,7 @@ RunSummary Engine<Program>::Run() {
       // an iteration on the static shards (not the final flush) when the cost model says it
       // pays.
       bool build = false;
-      if (auto_mode && !dynamic_) {
+      if (auto_mode && !dynamic_ && !pushed_) {
         const uint64_t moved = (io_->counters().TotalRead() - before.TotalRead()) +
                                (io_->counters().TotalWritten() - before.TotalWritten()) -
                                stats_.shard_build_io.TotalRead() -
@@ -1667,6 +1898,10 @@ RunSummary Engine<Program>::Run() {
                                 : delayed_count_ * width > options_.delay_buffer_bytes;
       }
     }
+    if (options_.push == PushChoice::kAuto) push_next_ = PushNext(before, previous_changed);
+    summary.intervals_pushed += stats_.intervals_pushed;
+    summary.edges_pushed += stats_.edges_pushed;
+    summary.push_fallbacks += stats_.push_fallbacks;
     stats_.seconds = Since(t);
     stats_.io = io_->counters();
     stats_.io -= before;
@@ -1691,6 +1926,11 @@ RunSummary Engine<Program>::Run() {
   if (!summary.converged && idle() && delayed_count_ == 0) {
     summary.converged = true;
   }
+  if (summary.converged && logs_ && logs_->entries() != 0) {
+    throw std::logic_error("a run converged with " + std::to_string(logs_->entries()) +
+                           " pushed messages unread");
+  }
+  summary.out_adjacency_bytes = out_adj_ ? out_adj_->disk_bytes() : 0;
   transport_->Finish();
   ReleaseRunBuffers();
   summary.iterations = iteration;

@@ -63,6 +63,25 @@ std::string_view ShardModeName(ShardMode mode) {
   return "?";
 }
 
+std::string_view PushName(PushChoice choice) {
+  switch (choice) {
+    case PushChoice::kNever:
+      return "never";
+    case PushChoice::kAuto:
+      return "auto";
+    case PushChoice::kAlways:
+      return "always";
+  }
+  return "?";
+}
+
+PushChoice ParsePush(std::string_view name) {
+  for (PushChoice c : {PushChoice::kNever, PushChoice::kAuto, PushChoice::kAlways}) {
+    if (name == PushName(c)) return c;
+  }
+  throw std::invalid_argument("must be never, auto or always, not '" + std::string(name) + "'");
+}
+
 ShardMode ParseShardMode(std::string_view name) {
   for (ShardMode m : {ShardMode::kStatic, ShardMode::kAds, ShardMode::kOds, ShardMode::kAuto}) {
     if (name == ShardModeName(m)) return m;

@@ -84,6 +84,17 @@ inline constexpr double kDefaultSparseOwnShare = 0.125;
 // cost 7 % of the time cold for 6 % fewer bytes.
 inline constexpr uint64_t kDefaultSparseOwnMinEdges = uint64_t{1} << 16;
 
+// Push turns (--push; docs/engine.md, "Push turns"): where few vertices send, a turn reads its
+// senders' out-edges from an out-adjacency file built once in the run's work directory
+// (engine/out_adjacency.h) and puts each message into an in-memory log of its target's
+// interval (engine/message_logs.h), instead of into the static windows. kAuto pushes in the
+// iterations after one in which fewer than push_below of the edges carried a message; kAlways
+// in every iteration (tests); kNever: the windows only.
+enum class PushChoice { kNever, kAuto, kAlways };
+std::string_view PushName(PushChoice choice);   // "never", "auto", "always"
+PushChoice ParsePush(std::string_view name);    // throws std::invalid_argument
+inline constexpr double kDefaultPushBelow = 0.20;
+
 struct EngineOptions {
   uint64_t memory_bytes = uint64_t{1} << 30;  // hard budget: buffers and vertex values
   // Stop after this many iterations even if not converged (RunSummary::converged says which);
@@ -117,6 +128,12 @@ struct EngineOptions {
   // the share of edges that carried a message drops below it (lies below it and below the
   // share of the iteration before; above 1, tests: after iteration 0); delay_buffer_bytes:
   // the delay buffer's size (entries × (4 + message width)) above which the next one comes.
+  // Push turns (above): static windows at page grain, mode static or auto before any dynamic
+  // set, no streamed interval, no input weights in use. push_log_bytes: the logs' room (0: what
+  // the memory plan leaves, up to kMaxPushBytes).
+  PushChoice push = PushChoice::kNever;
+  double push_below = kDefaultPushBelow;
+  uint64_t push_log_bytes = 0;
   ShardMode mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer_bytes = kDefaultDelayBufferBytes;

@@ -177,8 +177,11 @@ class IntervalIo {
 
   IoBackend& backend() { return *io_; }
   const EdgeValueFiles& values() const { return *values_; }
+  // The set's files as opened here (reads of them must follow their alignment()).
+  const IoFile& adjacency(uint32_t p) const { return adjacency_[p]; }
+  const IoFile& scatter_index(uint32_t p) const { return scatter_[p]; }
+  uint64_t scatter_index_bytes(uint32_t p) const { return scatter_bytes_[p]; }
 
- private:
   struct Cover {
     uint64_t offset;
     uint64_t length;
@@ -186,6 +189,8 @@ class IntervalIo {
   };
   // The range [begin, end) widened to `unit` (a file's alignment()).
   static Cover CoverOf(uint64_t begin, uint64_t end, uint64_t unit);
+
+ private:
   // Per kind of request (targets, weights, messages), the index in requests_ of the last one
   // pushed, or SIZE_MAX.
   static constexpr int kTargetsTail = 0, kWeightsTail = 1, kMessagesTail = 2;

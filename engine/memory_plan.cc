@@ -27,6 +27,7 @@ std::string MemoryPlan::Describe() const {
   const std::string routing =
       (gather == 0 ? std::string() : ", gather buffers " + FormatMiB(gather)) +
       (chunks == 0 ? std::string() : ", page grain marks " + FormatMiB(chunks)) +
+      (push == 0 ? std::string() : ", push turns " + FormatMiB(push)) +
       (degrees == 0 ? std::string()
                     : ", degrees in memory " + FormatMiB(degrees) +
                           (degrees_shared ? " (in the builds' room, until the first build)" : "")) +

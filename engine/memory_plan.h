@@ -76,10 +76,13 @@ struct MemoryPlan {
   uint64_t runs = 0;              // every interval's scatter index held in memory (static
                                   // windows; 0: each turn reads its interval's)
   bool runs_shared = false;       // held in the builds' room (with the degrees, if they are)
+  // Push turns (engine.h): the out-adjacency build, then its reads, the turn's messages to
+  // other intervals and the message logs, in what the rest of the plan leaves of the budget.
+  uint64_t push = 0;
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
            (values_shared ? 0 : resident_values) + stream_buffer + dynamic + gather + chunks +
-           Held() + kReservedBytes;
+           push + Held() + kReservedBytes;
   }
   // What Total() holds only because the budget had room left (degrees, scatter indexes).
   uint64_t Held() const { return (degrees_shared ? 0 : degrees) + (runs_shared ? 0 : runs); }

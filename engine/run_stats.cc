@@ -98,6 +98,9 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "inner_passes_max", uint64_t{s.inner_passes_max});
   AppendNumber(out, "intervals_ordered", uint64_t{s.intervals_ordered});
   AppendNumber(out, "intervals_sparse", uint64_t{s.intervals_sparse});
+  AppendNumber(out, "intervals_pushed", uint64_t{s.intervals_pushed});
+  AppendNumber(out, "edges_pushed", s.edges_pushed);
+  AppendNumber(out, "push_fallbacks", uint64_t{s.push_fallbacks});
   out += std::string("\"shadow\":") + (s.shadow ? "true" : "false") + ',';
   AppendNumber(out, "dynamic_edges", s.dynamic_edges);
   AppendNumber(out, "delayed", s.delayed);
@@ -130,6 +133,10 @@ std::string ToJson(const RunSummary& s) {
   AppendNumber(out, "max_inner_passes", uint64_t{s.max_inner_passes});
   AppendNumber(out, "intervals_ordered", s.intervals_ordered);
   AppendNumber(out, "intervals_sparse", s.intervals_sparse);
+  AppendNumber(out, "intervals_pushed", s.intervals_pushed);
+  AppendNumber(out, "edges_pushed", s.edges_pushed);
+  AppendNumber(out, "push_fallbacks", s.push_fallbacks);
+  AppendNumber(out, "out_adjacency_bytes", s.out_adjacency_bytes);
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);
   AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});

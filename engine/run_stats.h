@@ -40,6 +40,12 @@ struct IterationStats {
   uint32_t inner_passes_max = 0;   // the most one interval took
   uint32_t intervals_ordered = 0;  // computed by the ordered schedule (engine.h)
   uint32_t intervals_sparse = 0;   // page grain: turns that read (p, p)'s targets run by run
+  // Push turns (EngineOptions::push): turns that put their messages into the logs, the
+  // messages they put there (also in edges_changed), and turns that would have but found the
+  // logs full and filled the windows.
+  uint32_t intervals_pushed = 0;
+  uint64_t edges_pushed = 0;
+  uint32_t push_fallbacks = 0;
   // Dynamic shards (EngineOptions::mode ads, ods):
   bool shadow = false;            // a shadow iteration: the static shards, the delay buffer flushed
   uint64_t dynamic_edges = 0;     // edges of the dynamic shards read (0: the static shards were)
@@ -75,6 +81,10 @@ struct RunSummary {
   uint64_t inner_passes = 0;      // all iterations' IterationStats::inner_passes
   uint64_t intervals_ordered = 0;  // all iterations' IterationStats::intervals_ordered
   uint64_t intervals_sparse = 0;   // all iterations' IterationStats::intervals_sparse
+  uint64_t intervals_pushed = 0;   // all iterations' IterationStats::intervals_pushed
+  uint64_t edges_pushed = 0;       // all iterations' IterationStats::edges_pushed
+  uint64_t push_fallbacks = 0;     // all iterations' IterationStats::push_fallbacks
+  uint64_t out_adjacency_bytes = 0;  // the out-adjacency file push turns read (0: none built)
   uint32_t max_inner_passes = 0;  // EngineOptions::max_inner_passes
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;

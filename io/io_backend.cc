@@ -107,6 +107,8 @@ std::string_view FileKindName(FileKind kind) {
       return "degrees";
     case FileKind::kBuckets:
       return "buckets";
+    case FileKind::kOutAdjacency:
+      return "out_adjacency";
     case FileKind::kCount:
       break;
   }

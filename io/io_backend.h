@@ -71,10 +71,11 @@ enum class FileKind : int {
   kWindowIndex,    // a shard set's window index, windows.idx
   kDegrees,        // a shard set's degrees.bin
   kBuckets,        // the sharder's temporary bucket file
+  kOutAdjacency,   // a run's out-adjacency file, out.adj (engine/out_adjacency.h)
   kCount
 };
 // "adjacency", "values", "dynamic", "vertices", "other", "scatter_index", "weights",
-// "window_index", "degrees", "buckets".
+// "window_index", "degrees", "buckets", "out_adjacency".
 std::string_view FileKindName(FileKind kind);
 
 struct IoOptions {

@@ -10,7 +10,8 @@ namespace {
 
 constexpr double kWidth = 760, kPanelHeight = 230, kLeft = 70, kRight = 130, kTop = 40,
                  kGap = 60;
-constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"};
+constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                     "#8c564b", "#17becf"};
 
 std::string Escape(const std::string& text) {
   std::string out;

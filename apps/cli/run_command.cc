@@ -181,6 +181,15 @@ int RunRun(const std::vector<std::string>& args) {
           ->default_value(MemorySize{kDefaultDelayBufferBytes}, "100000"),
       "ads, ods: a shadow iteration comes when the delay buffer holds more than this many "
       "bytes (4 bytes and a message per delayed vertex)");
+  add("push", po::value(&c.push)->default_value("auto"),
+      "push turns (static windows at page grain, mode static or auto, unweighted use): a turn "
+      "reads its senders' out-edges from an out-adjacency file built once in the run's "
+      "directory and keeps their messages in memory for the intervals they go to, instead of "
+      "writing them into the windows: never, auto (once fewer than --push-below of the edges "
+      "carried a message in an iteration and the I/O cost model says the build pays) or "
+      "always");
+  add("push-below", po::value(&c.push_below)->default_value(Real{kDefaultPushBelow}, "0.2"),
+      "--push auto: the share of the edges (0 to 1) below which the next iteration pushes");
   add("out,o", po::value(&c.out),
       "write a header line (vertex<TAB>rank, label or d_SRC...), then one line per vertex: "
       "id<TAB>value (FILE, a device or FIFO, or - for stdout)");
@@ -323,6 +332,16 @@ int RunRun(const std::vector<std::string>& args) {
                      std::to_string(c.shadow_below.value));
   }
   engine.shadow_below = c.shadow_below.value;
+  try {
+    engine.push = ParsePush(c.push);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--push ") + e.what());
+  }
+  if (!(c.push_below.value >= 0 && c.push_below.value <= 1)) {
+    throw UsageError("--push-below must lie between 0 and 1, not " +
+                     std::to_string(c.push_below.value));
+  }
+  engine.push_below = c.push_below.value;
   engine.delay_buffer_bytes = c.delay_buffer.bytes;
   std::FILE* say = c.say;
   engine.log = [say](const std::string& line) {

@@ -33,6 +33,8 @@ struct RunConfig {
   std::string mode = "static";  // --mode: static, ads, ods (EngineOptions::mode)
   Real shadow_below{kDefaultShadowBelow};
   MemorySize delay_buffer{kDefaultDelayBufferBytes};
+  std::string push = "auto";  // --push: never, auto or always (EngineOptions::push)
+  Real push_below{kDefaultPushBelow};
   Whole<uint32_t> intervals;  // when it shards GRAPH: cut into this many (0: the fewest)
   std::string order = "input";  // when it shards GRAPH: the vertices' numbering (--order)
   bool skip_verify = false;

@@ -59,16 +59,17 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
   }
   // Tiny graphs: every transport with and without asynchronous intervals, the static
   // windows streaming every one-vertex interval and at page grain, and the dynamic shard
-  // modes; the real datasets: the old path (static, one pass per turn), the default
-  // (resident, asynchronous), page grain and the dynamic shard modes.
+  // modes and push turns; the real datasets: the old path (static, one pass per turn), the
+  // default (resident, asynchronous), page grain, the dynamic shard modes and push turns.
   static constexpr Mode kModes[] = {Mode::kStaticSync,     Mode::kStaticAsync,
                                     Mode::kResidentAsync,  Mode::kStaticStreamed,
                                     Mode::kAds,            Mode::kOds,
                                     Mode::kAuto,           Mode::kStaticPages,
-                                    Mode::kAutoPages};
+                                    Mode::kAutoPages,      Mode::kStaticPush};
   static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync,
                                            Mode::kStaticPages, Mode::kAds,
-                                           Mode::kOds, Mode::kAuto, Mode::kAutoPages};
+                                           Mode::kOds, Mode::kAuto, Mode::kAutoPages,
+                                           Mode::kStaticPush};
 
   std::string Write(const TinyGraph& g) {
     const std::string path = dir().string() + "/" + g.name + g.suffix;

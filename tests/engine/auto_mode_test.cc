@@ -69,5 +69,67 @@ TEST(AutoModeTest, WhatTheRunLearnedBoundsTheIterations) {
   EXPECT_FALSE(e.Pays());
 }
 
+// --push auto: an iteration like R-MAT 22's last dense ones (every window read, few messages)
+// and one like cnr-2000's (messages inside their intervals, the windows skipping the rest).
+PushInputs Spread() {
+  PushInputs in;
+  in.iteration_io.read[Kind(FileKind::kAdjacency)] = 270'000'000;
+  in.iteration_io.read[Kind(FileKind::kValues)] = 266'000'000;
+  in.iteration_io.written[Kind(FileKind::kValues)] = 266'000'000;
+  in.iteration_io.read[Kind(FileKind::kScatterIndex)] = 45'000'000;
+  in.iteration_io.read[Kind(FileKind::kVertices)] = 68'000'000;
+  in.iteration_io.written[Kind(FileKind::kVertices)] = 68'000'000;
+  in.edges_loaded = 66'000'000;
+  in.activity = 6'700'000;
+  in.previous_activity = 56'000'000;
+  in.num_edges = 67'000'000;
+  in.own = 1.0 / 75;
+  in.build_bytes = 8 * 67'000'000 + 45'000'000;
+  in.iteration = 11;
+  return in;
+}
+
+TEST(AutoModeTest, PushPaysWhereFewMessagesSpreadOverEveryWindow) {
+  const PushEstimate e = EstimatePush(Spread());
+  EXPECT_DOUBLE_EQ(e.static_bytes, 983e6);
+  // fixed (vertex values, scatter index) + own share at S's cost per edge + 4 B a message
+  const double per_edge = 802e6 / 66e6;
+  EXPECT_NEAR(e.push_bytes, 181e6 + 6.7e6 / 75 * per_edge + 6.7e6 * 74 / 75 * 4, 1);
+  EXPECT_DOUBLE_EQ(e.build_bytes, 581e6);
+  EXPECT_GT(e.iterations, 1.0);
+  EXPECT_LE(e.iterations, 2.0);  // paid back within two iterations, or not made
+  EXPECT_TRUE(e.Pays()) << e.Describe();
+}
+
+TEST(AutoModeTest, PushDoesNotPayWhereMessagesStayInTheirIntervals) {
+  // cnr-2000 at tolerance 1e-4, iteration 9: the windows read little, nearly all of it in
+  // windows (p, p), which push turns would still read.
+  PushInputs in;
+  in.iteration_io.read[Kind(FileKind::kAdjacency)] = 4'000'000;
+  in.iteration_io.read[Kind(FileKind::kValues)] = 3'800'000;
+  in.iteration_io.written[Kind(FileKind::kValues)] = 900'000;
+  in.edges_loaded = 420'000;
+  in.activity = 285'000;
+  in.previous_activity = 495'000;
+  in.num_edges = 3'200'000;
+  in.own = 0.97;
+  in.build_bytes = 26'400'000;
+  in.iteration = 9;
+  const PushEstimate e = EstimatePush(in);
+  EXPECT_DOUBLE_EQ(e.iterations, 2.0);
+  EXPECT_FALSE(e.Pays()) << e.Describe();
+  in.build_bytes = 0;  // already built, it saves a little each iteration
+  EXPECT_TRUE(EstimatePush(in).Pays()) << EstimatePush(in).Describe();
+}
+
+TEST(AutoModeTest, PushWaitsForActivityToDecay) {
+  PushInputs in = Spread();
+  in.previous_activity = in.activity;  // not decaying: R = 0
+  EXPECT_FALSE(EstimatePush(in).Pays());
+  in.build_bytes = 0;  // built already: one iteration's savings are enough
+  EXPECT_DOUBLE_EQ(EstimatePush(in).iterations, 1.0);
+  EXPECT_TRUE(EstimatePush(in).Pays());
+}
+
 }  // namespace
 }  // namespace needle

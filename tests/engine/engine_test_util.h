@@ -68,7 +68,9 @@ enum class Mode {
   kAuto,
   kStaticPages,  // static windows at page grain, with inner passes, every turn after the first
                  // sparse (EngineOptions::sparse_own_share)
-  kAutoPages     // kAuto with the static shards' windows at page grain (the default share)
+  kAutoPages,    // kAuto with the static shards' windows at page grain (the default share)
+  kStaticPush    // kStaticPages at the default share, push turns in every iteration, the logs
+                 // small enough that dense turns find them full and fill the windows
 };
 inline std::string ModeName(Mode m) {
   switch (m) {
@@ -92,6 +94,8 @@ inline std::string ModeName(Mode m) {
       return "static_pages";
     case Mode::kAutoPages:
       return "auto_pages";
+    case Mode::kStaticPush:
+      return "static_push";
   }
   return "?";
 }
@@ -102,12 +106,15 @@ inline TransportChoice TransportOf(Mode m) {
 inline bool IsAsync(Mode m) { return m != Mode::kStaticSync && m != Mode::kResidentSync; }
 inline bool IsAuto(Mode m) { return m == Mode::kAuto || m == Mode::kAutoPages; }
 inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds || IsAuto(m); }
-inline bool IsPages(Mode m) { return m == Mode::kStaticPages || m == Mode::kAutoPages; }
+inline bool IsPages(Mode m) {
+  return m == Mode::kStaticPages || m == Mode::kAutoPages || m == Mode::kStaticPush;
+}
 inline constexpr Mode kAllModes[] = {Mode::kStaticSync,    Mode::kStaticAsync,
                                      Mode::kResidentSync,  Mode::kResidentAsync,
                                      Mode::kStaticStreamed, Mode::kAds,
                                      Mode::kOds,           Mode::kAuto,
-                                     Mode::kStaticPages,   Mode::kAutoPages};
+                                     Mode::kStaticPages,   Mode::kAutoPages,
+                                     Mode::kStaticPush};
 
 struct EngineRun {
   IoKind io = IoKind::kPread;
@@ -120,6 +127,8 @@ struct EngineRun {
   ShardMode shard_mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer = kDefaultDelayBufferBytes;
+  PushChoice push = PushChoice::kNever;
+  uint64_t push_log_bytes = 0;  // EngineOptions::push_log_bytes
   void Use(Mode m) {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
@@ -134,6 +143,10 @@ struct EngineRun {
     if (IsDynamic(m)) {
       shadow_below = 2.0;  // every share is below: the first shadow iteration comes second
       delay_buffer = m == Mode::kAds ? 0 : 4 * 16;
+    }
+    if (m == Mode::kStaticPush) {
+      push = PushChoice::kAlways;
+      push_log_bytes = 256 * 1024;
     }
     if (IsAuto(m)) {
       auto_decides = [](const BuildEstimate&, uint32_t iteration) { return iteration % 2 == 1; };
@@ -170,6 +183,8 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.threads = run.threads;
   options.auto_decides = run.auto_decides;
   options.gather = run.gather;
+  options.push = run.push;
+  options.push_log_bytes = run.push_log_bytes;
   return options;
 }
 

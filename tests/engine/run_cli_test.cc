@@ -355,6 +355,50 @@ TEST_F(RunCliTest, TransportAndInnerPassesAreChosenAndReported) {
   EXPECT_NE(r.err.find("--inner-passes"), std::string::npos) << r.err;
 }
 
+TEST_F(RunCliTest, PushTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
+  const std::string input = Graph("g.txt", kGraph);
+  const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
+  ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --symmetrize --intervals 3 --out " +
+                   ShellQuote(Path("g.sym.shards")))
+                .status,
+            0);
+  for (const std::string options :
+       {"--push always", "--mode static --windows pages --push always"}) {
+    SCOPED_TRACE(options);
+    const std::string stats = Path("s-push.jsonl");
+    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) +
+                            " --transport static -v " + options + " --stats " +
+                            ShellQuote(stats) + " --out " + ShellQuote(Path("cc.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("push turns: out-adjacency of "), std::string::npos) << r.out;
+    std::ifstream in(stats);
+    std::string line, summary;
+    while (std::getline(in, line)) summary = line;
+    const std::string key = "\"edges_pushed\":";
+    const size_t at = summary.find(key);
+    ASSERT_NE(at, std::string::npos) << summary;
+    EXPECT_GT(std::stoull(summary.substr(at + key.size())), 0u) << summary;
+    EXPECT_NE(summary.find("\"out_adjacency_bytes\":4096"), std::string::npos) << summary;
+    std::vector<uint32_t> labels;
+    for (const auto& row : ReadValues(Path("cc.txt"))) {
+      labels.push_back(static_cast<uint32_t>(row.at(0)));
+    }
+    EXPECT_EQ(labels, expected);
+  }
+  // Asked for where it cannot apply, it says why and the run goes on.
+  for (const auto& [options, why] : std::vector<std::pair<std::string, std::string>>{
+           {"--transport resident", "the shard set is held in memory"},
+           {"--transport static --mode static", "they need the static windows at page grain"},
+           {"--transport static --mode ods --windows pages", "mode ods reads dynamic shards"}}) {
+    SCOPED_TRACE(options);
+    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) + " --push always " +
+                            options + " --out " + ShellQuote(Path("cc.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE((r.out + r.err).find("push turns not used: " + why), std::string::npos)
+        << r.out << r.err;
+  }
+}
+
 TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   const std::string input = Graph("g.txt", kGraph);
   const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
@@ -405,6 +449,8 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
       {" --gather bogus", "--gather must be auto, scan, route or split"},
       {" --windows halves", "--windows is whole, pages or auto"},
       {" --mode ods --shadow-below 1.5", "--shadow-below must lie between 0 and 1"},
+      {" --push sometimes", "--push must be never, auto or always"},
+      {" --push-below 2", "--push-below must lie between 0 and 1"},
   };
   for (const auto& [options, says] : misuses) {
     r = Needle("run cc " + ShellQuote(input) + options);
@@ -431,6 +477,7 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
     EXPECT_NE(r.out.find("static"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("pages"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("push"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("ads"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("ods"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
@@ -466,9 +513,10 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
        at = picture.find("<polyline", at + 1)) {
     ++lines;
   }
-  EXPECT_EQ(lines, 10u);  // bytes and seconds for static, pages, ads, ods and auto
+  EXPECT_EQ(lines, 12u);  // bytes and seconds for static, pages, push, ads, ods and auto
   EXPECT_NE(picture.find("<circle"), std::string::npos);  // the shadow iterations
-  for (const char* mode : {">static<", ">pages<", ">ads<", ">ods<", ">auto<", ">shadow<"}) {
+  for (const char* mode :
+       {">static<", ">pages<", ">push<", ">ads<", ">ods<", ">auto<", ">shadow<"}) {
     EXPECT_NE(picture.find(mode), std::string::npos) << mode;
   }
   r = Needle("compare cc " + ShellQuote(input) + " --csv - --plot -");

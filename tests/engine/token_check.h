@@ -97,6 +97,8 @@ struct TokenTotals {
   uint64_t inner = 0;      // inner passes (asynchronous modes)
   uint64_t skipped = 0;    // edges page grain did not read (IsPages)
   uint64_t sparse = 0;     // turns that read (p, p)'s targets run by run (page grain)
+  uint64_t pushed = 0;     // messages push turns put into the logs (kStaticPush)
+  uint64_t fallbacks = 0;  // push turns that found the logs full
 };
 
 // Runs TokenProgram on `set` (sharded from `input`) in `mode` and checks every vertex's tokens.
@@ -161,6 +163,9 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
     EXPECT_EQ(summary.inner_passes, 0u);
   }
   totals.skipped += summary.edges_skipped;
+  totals.pushed += summary.edges_pushed;
+  totals.fallbacks += summary.push_fallbacks;
+  if (mode != Mode::kStaticPush) EXPECT_EQ(summary.edges_pushed, 0u);
   totals.sparse += summary.intervals_sparse;
   if (!IsPages(mode)) {
     EXPECT_EQ(summary.edges_skipped, 0u);

@@ -24,7 +24,7 @@ using Transports =
                      ModeTag<Mode::kResidentSync>, ModeTag<Mode::kResidentAsync>,
                      ModeTag<Mode::kStaticStreamed>, ModeTag<Mode::kAds>, ModeTag<Mode::kOds>,
                      ModeTag<Mode::kAuto>, ModeTag<Mode::kStaticPages>,
-                     ModeTag<Mode::kAutoPages>>;
+                     ModeTag<Mode::kAutoPages>, ModeTag<Mode::kStaticPush>>;
 
 struct TransportName {
   template <class T>
@@ -128,6 +128,10 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
   }
   if (mode == Mode::kStaticPages) {
     EXPECT_GT(t.sparse, 0u) << "no turn read window (p, p) run by run";
+  }
+  if (mode == Mode::kStaticPush) {
+    EXPECT_GT(t.pushed, 0u) << "no turn pushed";
+    EXPECT_GT(t.fallbacks, 0u) << "no push turn found the logs full";
   }
 }
 

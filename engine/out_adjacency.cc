@@ -1,0 +1,272 @@
+#include "engine/out_adjacency.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "base/error.h"
+#include "shards/run_codec.h"
+#include "shards/shard_layout.h"
+
+namespace needle {
+namespace {
+
+// Ranges of the file closer than this are read in one request.
+constexpr uint64_t kJoinGap = 4096;
+
+// Where shard q's edge e has its target in the adjacency file.
+uint64_t TargetByte(uint64_t e) { return kShardAlignment + e * 4; }
+
+// The build of one interval's part of the file (OutAdjacency::Build).
+class IntervalBuild {
+ public:
+  IntervalBuild(IoBackend& io, const ShardSet& set, const IntervalIo& files, IoFile& out,
+                AlignedBuffer& buffer)
+      : io_(io), set_(set), files_(files), out_(out), n_(set.num_intervals()) {
+    uint64_t index = 0;
+    for (uint32_t p = 0; p < n_; ++p) index = std::max(index, files.scatter_index_bytes(p));
+    index_ = buffer.data();
+    half_ = AlignDown((buffer.size() - AlignUp(index)) / 2);
+    staging_ = buffer.data() + AlignUp(index);
+    placed_ = staging_ + half_;
+    // A block's edges: half the buffer, less three alignment units per window (its cover's
+    // two ends and the next one's alignment).
+    block_edges_ = (half_ - uint64_t{n_} * 3 * kDirectAlignment) / 4;
+  }
+
+  // Writes p's part at edge `first` of the file; returns p's out-edges.
+  uint64_t Run(uint32_t p, uint64_t first) {
+    p_ = p;
+    begin_ = set_.interval_begin(p);
+    const uint32_t count = set_.interval_end(p) - begin_;
+    const IoFile& index = files_.scatter_index(p);
+    io_.Run(std::vector<IoRequest>{{&index, 0, index_, files_.scatter_index_bytes(p)}});
+    start_.assign(uint64_t{count} + 1, 0);
+    for (uint32_t q = 0; q < n_; ++q) {
+      Decode(q, [&](uint32_t source, uint64_t n, uint64_t) { start_[source - begin_ + 1] += n; });
+    }
+    for (uint32_t u = 0; u < count; ++u) start_[u + 1] += start_[u];
+    first_ = first;
+    for (uint32_t u0 = 0; u0 < count;) {
+      uint32_t u1 = u0 + 1;
+      while (u1 < count && start_[u1 + 1] - start_[u0] <= block_edges_) ++u1;
+      if (start_[u1] - start_[u0] > block_edges_) {
+        CopyAlone(u0);
+      } else {
+        PlaceBlock(u0, u1);
+      }
+      u0 = u1;
+    }
+    return start_[count];
+  }
+
+ private:
+  // f(source, count, at) for each run of window (q, p), at: its first edge in the window.
+  template <class F>
+  void Decode(uint32_t q, F&& f) {
+    const WindowEntry &first = set_.Window(q, p_), &last = set_.Window(q, p_ + 1);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(index_);
+    uint64_t at = 0;
+    const RunDecodeStatus status = DecodeRuns(
+        bytes + set_.ScatterOffset(q, p_), bytes + set_.ScatterOffset(q + 1, p_),
+        last.first_run - first.first_run, begin_, set_.interval_end(p_),
+        last.first_edge - first.first_edge, [&](uint32_t source, uint64_t n) {
+          f(source, n, at);
+          at += n;
+        });
+    if (!status.ok()) {
+      throw Error::AtByte(set_.ScatterIndexPath(p_), set_.ScatterOffset(q, p_) + status.at,
+                          "window of shard " + std::to_string(q) + ": " + status.error +
+                              " (the scatter index is damaged)");
+    }
+  }
+
+  // Reads shard q's edges [e0, e1) of window (q, p) (indexes in the window) into the staging
+  // half at byte `at`; returns where the first target landed.
+  const std::byte* Read(uint32_t q, uint64_t e0, uint64_t e1, uint64_t& at) {
+    const IoFile& file = files_.adjacency(q);
+    const uint64_t w = set_.Window(q, p_).first_edge;
+    const IntervalIo::Cover c =
+        IntervalIo::CoverOf(TargetByte(w + e0), TargetByte(w + e1), file.alignment());
+    requests_.push_back({&file, c.offset, staging_ + at, c.length});
+    const std::byte* targets = staging_ + at + c.skip;
+    at = AlignUp(at + c.length);
+    return targets;
+  }
+
+  void Write(const std::byte* from, uint64_t edges, uint64_t at_edge) {
+    if (edges == 0) return;
+    io_.Run(std::vector<IoRequest>{
+        {&out_, (first_ + at_edge) * 4, const_cast<std::byte*>(from), edges * 4, true}});
+  }
+
+  // Vertices [u0, u1) of p: every window's part of them read, put in place by source, written.
+  void PlaceBlock(uint32_t u0, uint32_t u1) {
+    const uint32_t lo = begin_ + u0, hi = begin_ + u1;
+    std::vector<const std::byte*> from(n_, nullptr);
+    std::vector<uint64_t> first(n_, 0);
+    requests_.clear();
+    uint64_t at = 0;
+    for (uint32_t q = 0; q < n_; ++q) {
+      uint64_t a = UINT64_MAX, b = 0;
+      Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
+        if (source < lo || source >= hi) return;
+        a = std::min(a, e);
+        b = e + n;
+      });
+      if (a >= b) continue;
+      first[q] = a;
+      from[q] = Read(q, a, b, at);
+    }
+    io_.Run(requests_);
+    std::vector<uint64_t> cursor(start_.begin() + u0, start_.begin() + u1);
+    for (uint32_t q = 0; q < n_; ++q) {
+      if (from[q] == nullptr) continue;
+      Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
+        if (source < lo || source >= hi) return;
+        uint64_t& c = cursor[source - lo];
+        std::memcpy(placed_ + (c - start_[u0]) * 4, from[q] + (e - first[q]) * 4, n * 4);
+        c += n;
+      });
+    }
+    Write(placed_, start_[u1] - start_[u0], start_[u0]);
+  }
+
+  // Vertex u alone, its edges more than a block holds: window by window, in pieces.
+  void CopyAlone(uint32_t u) {
+    uint64_t written = start_[u];
+    for (uint32_t q = 0; q < n_; ++q) {
+      uint64_t a = 0, b = 0;
+      Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
+        if (source != begin_ + u) return;
+        a = e;
+        b = e + n;
+      });
+      for (uint64_t e = a; e < b; e += block_edges_) {
+        const uint64_t end = std::min(b, e + block_edges_);
+        requests_.clear();
+        uint64_t at = 0;
+        const std::byte* targets = Read(q, e, end, at);
+        io_.Run(requests_);
+        Write(targets, end - e, written);
+        written += end - e;
+      }
+    }
+  }
+
+  IoBackend& io_;
+  const ShardSet& set_;
+  const IntervalIo& files_;
+  IoFile& out_;
+  const uint32_t n_;
+  std::byte* index_;
+  uint64_t half_;
+  std::byte* staging_;
+  std::byte* placed_;
+  uint64_t block_edges_;
+  uint32_t p_ = 0;
+  uint32_t begin_ = 0;
+  uint64_t first_ = 0;
+  std::vector<uint64_t> start_;
+  std::vector<IoRequest> requests_;
+};
+
+}  // namespace
+
+uint64_t OutAdjacency::BuildBufferBytes(const ShardSet& set, const IntervalIo& files) {
+  uint64_t index = 0;
+  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+    index = std::max(index, files.scatter_index_bytes(p));
+  }
+  // Each half: three alignment units per window and at least 64 KiB of edges.
+  return AlignUp(index) + 2 * (uint64_t{set.num_intervals()} * 3 * kDirectAlignment + 65536);
+}
+
+OutAdjacency OutAdjacency::Build(IoBackend& io, const ShardSet& set, const IntervalIo& files,
+                                 const std::string& path, AlignedBuffer& buffer) {
+  if (buffer.size() < BuildBufferBytes(set, files)) {
+    throw std::invalid_argument("the out-adjacency build needs a buffer of " +
+                                std::to_string(BuildBufferBytes(set, files)) + " bytes");
+  }
+  const uint32_t n = set.num_intervals();
+  std::vector<uint64_t> first(uint64_t{n} + 1, 0);
+  {
+    IoFile out = io.Open(path, FileKind::kOutAdjacency, true, true, IoBackend::Caching::kBuffered);
+    IntervalBuild build(io, set, files, out, buffer);
+    for (uint32_t p = 0; p < n; ++p) first[p + 1] = first[p] + build.Run(p, first[p]);
+    // Padded to 4 KiB, so that an aligned cover of the last edges lies inside the file.
+    if (::ftruncate(out.fd(), static_cast<off_t>(AlignUp(first[n] * 4))) != 0) {
+      ThrowSystemError(path, "cannot extend");
+    }
+  }
+  IoFile file = io.Open(path, FileKind::kOutAdjacency, false);
+  return OutAdjacency(io, std::move(file), std::move(first));
+}
+
+void OutAdjacency::ReadSenders(uint32_t p, std::span<const uint32_t> senders,
+                               const uint32_t* out_degrees, uint32_t count, AlignedBuffer& buffer,
+                               const Visit& f) {
+  start_.assign(uint64_t{count} + 1, 0);
+  for (uint32_t u = 0; u < count; ++u) start_[u + 1] = start_[u] + out_degrees[u];
+  if (first_[p] + start_[count] != first_[p + 1]) {
+    throw Error::AtByte(file_.path(), first_[p] * 4,
+                        "interval " + std::to_string(p) + " has " + std::to_string(start_[count]) +
+                            " out-edges by its degrees but " +
+                            std::to_string(first_[p + 1] - first_[p]) + " here");
+  }
+  const uint64_t unit = file_.alignment();
+  const uint64_t cap = AlignDown(buffer.size());
+  struct Piece {
+    uint32_t u;
+    uint64_t at;  // byte in the buffer
+    uint64_t n;
+  };
+  std::vector<Piece> pieces;
+  requests_.clear();
+  uint64_t last_at = 0;  // where the last request's bytes go in the buffer
+  auto flush = [&] {
+    if (requests_.empty()) return;
+    io_->Run(requests_);
+    for (const Piece& piece : pieces) {
+      f(piece.u, reinterpret_cast<const uint32_t*>(buffer.data() + piece.at), piece.n);
+    }
+    requests_.clear();
+    pieces.clear();
+  };
+  for (const uint32_t u : senders) {
+    uint64_t e = first_[p] + start_[u];
+    const uint64_t end = first_[p] + start_[u + 1];
+    while (e < end) {
+      const uint64_t b0 = e * 4, b1 = end * 4;
+      if (!requests_.empty()) {
+        IoRequest& last = requests_.back();
+        const uint64_t grown = AlignUp(b1, unit) - last.offset;
+        if (b0 <= last.offset + last.length + kJoinGap && last_at + grown <= cap) {
+          last.length = std::max<uint64_t>(last.length, grown);
+          pieces.push_back({u, last_at + (b0 - last.offset), end - e});
+          e = end;
+          continue;
+        }
+      }
+      const uint64_t offset = AlignDown(b0, unit);
+      const uint64_t at = requests_.empty() ? 0 : AlignUp(last_at + requests_.back().length);
+      uint64_t stop = b1;
+      if (at + (AlignUp(stop, unit) - offset) > cap) {
+        if (!requests_.empty()) {
+          flush();
+          continue;
+        }
+        stop = std::min(b1, offset + AlignDown(cap, unit));  // alone, over the buffer: a piece
+      }
+      requests_.push_back({&file_, offset, buffer.data() + at, AlignUp(stop, unit) - offset});
+      last_at = at;
+      pieces.push_back({u, at + (b0 - offset), (stop - b0) / 4});
+      e = stop / 4;
+    }
+  }
+  flush();
+}
+
+}  // namespace needle
