@@ -64,10 +64,11 @@ BuildEstimate EstimateBuild(const AutoInputs& in) {
   return e;
 }
 
-// S − P falls as activity does where the static windows skip what carries nothing (cnr-2000:
-// a build that R said would pay cost more than it saved), and stays where messages are spread
-// over every page (R-MAT): only a build that pays back within this many iterations is made.
-constexpr double kPushPayback = 2;
+// S − P falls as activity does where the static windows skip what carries nothing (cnr-2000
+// PageRank, uk-2007-05-100k MSSP: builds that R, or two iterations, said would pay cost more
+// than they saved), and stays where messages are spread over every page (R-MAT): only a build
+// that pays back in the first iteration it serves is made.
+constexpr double kPushPayback = 1;
 
 PushEstimate EstimatePush(const PushInputs& in) {
   PushEstimate e;

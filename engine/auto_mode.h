@@ -74,10 +74,10 @@ BuildEstimate EstimateBuild(const AutoInputs& in);
 //      4 bytes of out-adjacency per message to another interval
 //   B  building the out-adjacency once: reading every target and scatter index, writing every
 //      target (0 once built)
-//   R  as above, the iterations while activity decays to a thousandth of the edges, but no
-//      more than two (the build must pay back within two iterations at today's savings: where
-//      the static windows skip what carries nothing, S falls with activity and S − P with it)
-//      and at least one once the out-adjacency is built
+//   R  one iteration while activity decays (the build must pay back in the first iteration
+//      it serves, at today's savings: where the static windows skip what carries nothing, S
+//      falls with activity and S − P with it), none while it does not; one once the
+//      out-adjacency is built
 // and push when R × (S − P) > B.
 struct PushInputs {
   IoCounters iteration_io;  // the iteration just run, without any build's I/O
