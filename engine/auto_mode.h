@@ -35,12 +35,17 @@
 
 namespace needle {
 
-struct AutoInputs {
+// What an iteration on the static shards measured: both models' inputs.
+struct IterationMeasure {
   IoCounters iteration_io;  // the static iteration just run, without any build's I/O
   uint64_t edges_loaded = 0;
-  uint64_t activity = 0;           // edges given a message in it: the new set's edges
+  uint64_t activity = 0;           // edges given a message in it (a new set's edges)
   uint64_t previous_activity = 0;  // in the iteration before
   uint64_t num_edges = 0;          // of the graph
+  uint32_t iteration = 0;          // the iteration just run (0-based)
+};
+
+struct AutoInputs : IterationMeasure {
   uint64_t full_static_bytes = 0;  // the most one static iteration has moved so far
   uint64_t static_set_bytes = 0;   // the static shard set's files (what a build reads)
   uint64_t edge_write_bytes = 0;   // what a build writes per edge kept (estimate)
@@ -49,7 +54,6 @@ struct AutoInputs {
   uint32_t last_served = 0;  // regular iterations the last set served before a shadow
   double overlap = 1;        // the share of this iteration's senders that sent in the last
                              // (1: not measured, no bound)
-  uint32_t iteration = 0;    // the iteration just run (0-based)
 };
 
 struct BuildEstimate {
@@ -79,15 +83,9 @@ BuildEstimate EstimateBuild(const AutoInputs& in);
 //      falls with activity and S − P with it), none while it does not; one once the
 //      out-adjacency is built
 // and push when R × (S − P) > B.
-struct PushInputs {
-  IoCounters iteration_io;  // the iteration just run, without any build's I/O
-  uint64_t edges_loaded = 0;
-  uint64_t activity = 0;           // edges given a message in it
-  uint64_t previous_activity = 0;  // in the iteration before
-  uint64_t num_edges = 0;
-  double own = 0;                  // share of the edges in windows (p, p)
-  uint64_t build_bytes = 0;        // B (0: built)
-  uint32_t iteration = 0;          // the iteration just run (0-based)
+struct PushInputs : IterationMeasure {
+  double own = 0;            // share of the edges in windows (p, p)
+  uint64_t build_bytes = 0;  // B (0: built)
 };
 
 struct PushEstimate {

@@ -426,16 +426,22 @@ class Engine {
                options_.shadow_below * static_cast<double>(num_edges) &&
            changed < previous;
   }
-  // What the iteration that began at `before` measured, for auto_mode.h's cost model.
+  // What the iteration that began at `before` measured, for auto_mode.h's cost models.
+  IterationMeasure MeasureNow(const IoCounters& before, uint64_t previous_changed) const {
+    IterationMeasure m;
+    m.iteration_io = io_->counters();
+    m.iteration_io -= before;
+    m.iteration_io -= stats_.shard_build_io;
+    m.edges_loaded = stats_.edges_loaded;
+    m.activity = stats_.edges_changed;
+    m.previous_activity = previous_changed;
+    m.num_edges = set_.manifest().num_edges;
+    m.iteration = stats_.iteration;
+    return m;
+  }
   AutoInputs AutoInputsNow(const IoCounters& before, uint64_t previous_changed) const {
     AutoInputs in;
-    in.iteration_io = io_->counters();
-    in.iteration_io -= before;
-    in.iteration_io -= stats_.shard_build_io;
-    in.edges_loaded = stats_.edges_loaded;
-    in.activity = stats_.edges_changed;
-    in.previous_activity = previous_changed;
-    in.num_edges = set_.manifest().num_edges;
+    static_cast<IterationMeasure&>(in) = MeasureNow(before, previous_changed);
     in.full_static_bytes = full_static_bytes_;
     in.static_set_bytes = static_set_bytes_;
     in.edge_write_bytes = sizeof(VertexId) + sizeof(EdgeValue) + 2 +
@@ -1618,14 +1624,8 @@ bool Engine<Program>::PushNext(const IoCounters& before, uint64_t previous_chang
   if (!push_allowed_ || dynamic_ || !few || stats_.edges_changed == 0) return false;
   if (push_) return true;  // pushing already: on while few send
   PushInputs in;
-  in.iteration_io = io_->counters();
-  in.iteration_io -= before;
-  in.iteration_io -= stats_.shard_build_io;
-  in.edges_loaded = stats_.edges_loaded;
-  in.activity = stats_.edges_changed;
-  in.previous_activity = previous_changed;
+  static_cast<IterationMeasure&>(in) = MeasureNow(before, previous_changed);
   const uint32_t n = num_intervals();
-  in.num_edges = set_.manifest().num_edges;
   uint64_t own = 0, indexes = 0;
   for (uint32_t p = 0; p < n; ++p) {
     own += set_.Window(p, p + 1).first_edge - set_.Window(p, p).first_edge;
@@ -1633,7 +1633,6 @@ bool Engine<Program>::PushNext(const IoCounters& before, uint64_t previous_chang
   }
   in.own = in.num_edges > 0 ? static_cast<double>(own) / static_cast<double>(in.num_edges) : 0;
   in.build_bytes = out_adj_ ? 0 : 8 * in.num_edges + indexes;
-  in.iteration = stats_.iteration;
   const PushEstimate estimate = EstimatePush(in);
   if (estimate.Pays() && options_.detail) {
     options_.detail("push turns from iteration " + std::to_string(stats_.iteration + 1) + ": " +
@@ -1858,7 +1857,6 @@ RunSummary Engine<Program>::Run() {
         full_static_bytes_ = std::max(full_static_bytes_, moved);
         if (!idle() && !final_flush) {
           AutoInputs inputs = AutoInputsNow(before, previous_changed);
-          inputs.iteration = iteration;
           BuildEstimate estimate = EstimateBuild(inputs);
           // The sender overlap (a pass over every vertex's flags) can only lower the estimate:
           // measured only when the rest says a build pays and no set has been built yet.

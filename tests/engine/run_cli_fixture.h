@@ -24,6 +24,14 @@ class RunCliTest : public WithTempDir<> {
     WriteFile(path, text);
     return path;
   }
+  // `input` sharded symmetrised into 3 intervals, in DIR/g.sym.shards (returned).
+  std::string ShardSymmetrized(const std::string& input) {
+    const std::string shards = Path("g.sym.shards");
+    const Result r = Needle("shard " + testing::ShellQuote(input) +
+                            " --symmetrize --intervals 3 --out " + testing::ShellQuote(shards));
+    EXPECT_EQ(r.status, 0) << r.err;
+    return shards;
+  }
   // `text` with every run of spaces and newlines made one space: --help's wrapped columns
   // as one line.
   static std::string OneLine(const std::string& text) {

@@ -358,10 +358,7 @@ TEST_F(RunCliTest, TransportAndInnerPassesAreChosenAndReported) {
 TEST_F(RunCliTest, PushTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
   const std::string input = Graph("g.txt", kGraph);
   const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
-  ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --symmetrize --intervals 3 --out " +
-                   ShellQuote(Path("g.sym.shards")))
-                .status,
-            0);
+  ShardSymmetrized(input);
   for (const std::string options :
        {"--push always", "--mode static --windows pages --push always"}) {
     SCOPED_TRACE(options);
@@ -402,10 +399,7 @@ TEST_F(RunCliTest, PushTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
 TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   const std::string input = Graph("g.txt", kGraph);
   const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
-  ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --symmetrize --intervals 3 --out " +
-                   ShellQuote(Path("g.sym.shards")))
-                .status,
-            0);
+  ShardSymmetrized(input);
   for (const std::string mode : {"ads", "ods", "auto"}) {
     SCOPED_TRACE(mode);
     const std::string stats = Path("s-" + mode + ".jsonl");
