@@ -288,7 +288,7 @@ class Engine {
     } else {
       UseValueStore();
     }
-    PlanPush(say);
+    PlanPush();
   }
   Engine(ShardSet&&, Program, EngineOptions) = delete;
 
@@ -653,7 +653,7 @@ class Engine {
   AlignedBuffer push_buffer_;       // out-adjacency reads
   std::vector<EdgeValue> out_msg_;  // per vertex of p: its message to other intervals this turn
   std::vector<uint32_t> senders_;
-  void PlanPush(const std::function<void(const std::string&)>& say);
+  void PlanPush();
   // --push auto, after an iteration: whether the next one pushes (auto_mode.h, EstimatePush).
   bool PushNext(const IoCounters& before, uint64_t previous_changed);
   void BuildOutAdjacency();
@@ -1566,7 +1566,7 @@ void Engine<Program>::PushOut(uint32_t p, const IntervalData& data) {
 }
 
 template <GasProgram Program>
-void Engine<Program>::PlanPush(const std::function<void(const std::string&)>& say) {
+void Engine<Program>::PlanPush() {
   if (options_.push == PushChoice::kNever) return;
   std::string why;
   if (plan_.transport != TransportChoice::kStatic) {
@@ -1603,7 +1603,6 @@ void Engine<Program>::PlanPush(const std::function<void(const std::string&)>& sa
   if (!why.empty()) {
     const auto& tell = options_.push == PushChoice::kAlways ? options_.log : options_.detail;
     if (tell) tell("push turns not used: " + why);
-    (void)say;
     return;
   }
   push_allowed_ = true;
