@@ -288,6 +288,7 @@ class Engine {
     } else {
       UseValueStore();
     }
+    PlanPull();
     PlanPush();
   }
   Engine(ShardSet&&, Program, EngineOptions) = delete;
@@ -363,6 +364,8 @@ class Engine {
     logs_.reset();
     push_buffer_ = AlignedBuffer();
     std::vector<EdgeValue>().swap(out_msg_);
+    std::vector<EdgeValue>().swap(msgs_);
+    column_ = AlignedBuffer();
   }
   // The static windows over `set` (the static shards or a dynamic shard set).
   std::unique_ptr<Transport> MakeStaticWindows(const ShardSet& set, IntervalIo& io,
@@ -372,6 +375,7 @@ class Engine {
                                         &set == &set_ && marks_ ? &*marks_ : nullptr,
                                         options_.max_inner_passes > 0, options_.sparse_own_share,
                                         options_.sparse_own_min_edges);
+    if (&set == &set_ && pull_allowed_) windows->SetPulled(&pulled_);
     // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
     // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
     if (options_.io.direct) buffers_registered_ = io_->RegisterBuffers(windows->Buffers());
@@ -654,6 +658,29 @@ class Engine {
   std::vector<EdgeValue> out_msg_;  // per vertex of p: its message to other intervals this turn
   std::vector<uint32_t> senders_;
   void PlanPush();
+  // Pull turns (EngineOptions::pull; docs/engine.md, "Pull turns"): whether this run may pull
+  // and whether this iteration's turns do; every vertex's last message to other intervals
+  // (msgs_, allocated while pulling); the windows (q, p), shard-major, whose messages wait
+  // there for q's next turn (pulled_, and how many), and those of them the current turn
+  // takes (pull_from_, per r); the source runs a turn reads of them (column_, at column_at_).
+  bool pull_allowed_ = false;
+  bool pull_ = false;
+  std::vector<EdgeValue> msgs_;
+  std::vector<uint8_t> pulled_;
+  uint64_t pulled_count_ = 0;
+  std::vector<uint8_t> pull_from_;
+  bool pull_in_ = false;  // pull_from_ has a window this turn
+  uint64_t column_bytes_ = 0;
+  AlignedBuffer column_;
+  std::vector<uint64_t> column_at_;
+  void PlanPull();
+  // The turn of p, before its first pass: puts the messages of its pulled windows in place.
+  void PullIn(uint32_t p);
+  // The end of a pull turn of p: keeps its messages in msgs_, marks the windows they reach.
+  void PullOut(uint32_t p, const IntervalData& data);
+  // Between iterations: what this one's turns do (push, pull or neither), and the memory that
+  // goes with it.
+  void ChooseTurns(uint32_t iteration, bool shadow, uint64_t previous_changed);
   // --push auto, after an iteration: whether the next one pushes (auto_mode.h, EstimatePush).
   bool PushNext(const IoCounters& before, uint64_t previous_changed);
   void BuildOutAdjacency();
@@ -770,7 +797,11 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
 
   const auto t = Clock::now();
   const uint32_t n = num_intervals();
+  PullIn(p);
   for (uint32_t r = 0; r < n; ++r) {
+    if (pull_in_ && pull_from_[r]) {
+      stats_.edges_loaded += cur_->Window(p, r + 1).first_edge - cur_->Window(p, r).first_edge;
+    }
     if (!transport_->Carries(p, r)) continue;
     if (transport_->Chunked()) {
       uint64_t read = 0;
@@ -808,6 +839,14 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   if (logs_) stats_.edges_loaded += logs_->size(p);
   uint64_t changed = Pass(p, iteration, data, values, /*inner=*/false);
   if (logs_) logs_->Clear(p);  // folded by the pass
+  if (pull_in_) {  // and so were the pulled windows
+    for (uint32_t r = 0; r < n; ++r) {
+      if (!pull_from_[r]) continue;
+      pulled_[static_cast<size_t>(p) * n + r] = 0;
+      --pulled_count_;
+    }
+    pull_in_ = false;
+  }
   if (ordered_) {
     changed = Drain(p, iteration, data, values);
     ++stats_.intervals_ordered;
@@ -833,6 +872,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     stats_.inner_passes += passes;
     stats_.inner_passes_max = std::max(stats_.inner_passes_max, passes);
     if (push_) PushOut(p, data);
+    if (pull_) PullOut(p, data);
     // Only p's own turn sets pending_[p]: what p still sends itself is all that matters.
     pending_[p] = carries_[p];
     dirty_[p] = std::any_of(carries_.begin(), carries_.end(), [](uint8_t c) { return c != 0; });
@@ -904,12 +944,14 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   size_t own_source = SIZE_MAX;  // window (p, p) whole in sources, its runs searchable
   if (!inner) {
     for (uint32_t r = 0; r < n; ++r) {
-      if (!transport_->Carries(p, r)) continue;  // all identity
+      // A pulled window's messages were put in place whole (PullIn).
+      const bool pulled = pull_in_ && pull_from_[r];
+      if (!transport_->Carries(p, r) && !pulled) continue;  // all identity
       if (r == p && own_sorted_ && !transport_->Chunked()) own_source = sources.size();
       const EdgeValue* messages =
           reinterpret_cast<const EdgeValue*>(data.values.data() + transport_->WindowOffset(p, r));
       const uint64_t first = cur_->Window(p, r).first_edge;
-      if (transport_->Chunked()) {  // the runs of chunks that were read
+      if (transport_->Chunked() && !pulled) {  // the runs of chunks that were read
         for (const EdgeRange& s : transport_->Segments(r)) {
           sources.push_back({s.first, s.last, messages + (s.first - first)});
         }
@@ -1435,9 +1477,9 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
   // Window (p, p) by its runs in own_start_, where the turn found them (ScatterOwn).
   uint64_t edges_changed = own_runs_ ? ScatterOwn(p, data, merge) : 0;
   Windows which = Windows::kAll;
-  if (push_) {
-    // A push turn keeps its messages to other intervals per vertex, combined over its passes
-    // as the windows would combine them, until PushOut.
+  if (push_ || pull_) {
+    // A push or pull turn keeps its messages to other intervals per vertex, combined over its
+    // passes as the windows would combine them, until PushOut or PullOut.
     const EdgeValue identity = program_.identity();
     const uint32_t count = set_.interval_end(p) - set_.interval_begin(p);
 #pragma omp parallel for num_threads(threads_) schedule(static)
@@ -1567,7 +1609,7 @@ void Engine<Program>::PushOut(uint32_t p, const IntervalData& data) {
 
 template <GasProgram Program>
 void Engine<Program>::PlanPush() {
-  if (options_.push == PushChoice::kNever) return;
+  if (options_.push == TurnChoice::kNever) return;
   std::string why;
   if (plan_.transport != TransportChoice::kStatic) {
     why = "the shard set is held in memory";
@@ -1582,8 +1624,10 @@ void Engine<Program>::PlanPush() {
   }
   const uint64_t out_msg = set_.largest_interval() * sizeof(EdgeValue);
   const uint64_t build = OutAdjacency::BuildBufferBytes(set_, *shard_io_);
+  // Pull turns' room is push turns' too: the two are never allocated at once (ChooseTurns).
+  const uint64_t planned = plan_.Total() - plan_.pull;
   const uint64_t headroom =
-      options_.memory_bytes > plan_.Total() ? options_.memory_bytes - plan_.Total() : 0;
+      options_.memory_bytes > planned ? options_.memory_bytes - planned : 0;
   const uint64_t block = MessageLogs<EdgeValue>::BytesPerEntry() *
                          MessageLogs<EdgeValue>::kBlockEntries;
   // In mode auto the room planned for the dynamic shard builds' write buffers (allocated only
@@ -1601,7 +1645,7 @@ void Engine<Program>::PlanPush() {
           FormatMiB(out_msg + std::max(build, kPushReadBytes + 2 * block)) + " they need";
   }
   if (!why.empty()) {
-    const auto& tell = options_.push == PushChoice::kAlways ? options_.log : options_.detail;
+    const auto& tell = options_.push == TurnChoice::kAlways ? options_.log : options_.detail;
     if (tell) tell("push turns not used: " + why);
     return;
   }
@@ -1617,9 +1661,168 @@ void Engine<Program>::PlanPush() {
 }
 
 template <GasProgram Program>
+void Engine<Program>::PlanPull() {
+  if (options_.pull == TurnChoice::kNever) return;
+  std::string why;
+  if (plan_.transport != TransportChoice::kStatic) {
+    why = "the shard set is held in memory";
+  } else if (!marks_) {
+    why = "they need the static windows at page grain (--windows pages or auto)";
+  } else if (plan_.num_streamed > 0) {
+    why = std::to_string(plan_.num_streamed) + " intervals are streamed";
+  } else if (mode_ == ShardMode::kAds || mode_ == ShardMode::kOds) {
+    why = "mode " + std::string(ShardModeName(mode_)) + " reads dynamic shards";
+  }
+  const uint32_t n = num_intervals();
+  const uint64_t num_vertices = set_.manifest().num_vertices;
+  // The column buffer holds at least the largest window's runs, and reads the rest in
+  // batches: a quarter of what every window of the largest column would take at once.
+  uint64_t window_runs = 0;
+  for (uint32_t q = 0; q < n; ++q) {
+    for (uint32_t r = 0; r < n; ++r) {
+      window_runs = std::max(window_runs, set_.ScatterOffset(q + 1, r) - set_.ScatterOffset(q, r));
+    }
+  }
+  column_bytes_ = std::max(window_runs + 3 * kDirectAlignment, shard_io_->ColumnBytes() / 4);
+  const uint64_t need = (set_.largest_interval() + num_vertices) * sizeof(EdgeValue) +
+                        column_bytes_ + uint64_t{n} * n;
+  const uint64_t headroom =
+      options_.memory_bytes > plan_.Total() ? options_.memory_bytes - plan_.Total() : 0;
+  // In mode auto the dynamic shard builds' room is lent, as to push turns (PlanPush): a set is
+  // built only when no pulled message waits, after msgs_ is freed.
+  const uint64_t lent =
+      mode_ == ShardMode::kAuto && plan_.dynamic >= kDynamicBuildBytes ? kDynamicBuildBytes : 0;
+  if (why.empty() && need > headroom + lent) {
+    why = "--memory leaves " + FormatMiB(headroom + lent) + " of the " + FormatMiB(need) +
+          " they need";
+  }
+  if (!why.empty()) {
+    const auto& tell = options_.pull == TurnChoice::kAlways ? options_.log : options_.detail;
+    if (tell) tell("pull turns not used: " + why);
+    return;
+  }
+  pull_allowed_ = true;
+  pulled_.assign(static_cast<size_t>(n) * n, 0);
+  pull_from_.assign(n, 0);
+  plan_.pull = need - std::min(need, lent);
+  transport_->SetPulled(&pulled_);
+  if (options_.detail) {
+    options_.detail("pull turns: " + FormatMiB(need) + " of the plan" +
+                    (lent > 0 ? " (" + FormatMiB(lent) + " of it the dynamic shard builds')"
+                              : ""));
+  }
+}
+
+template <GasProgram Program>
+void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow, uint64_t previous_changed) {
+  // Push turns: on the static shards, where the last iteration sent little; pull turns: where
+  // it sent much (or always, asked). Neither starts while the other's messages still wait in
+  // memory: an iteration of plain turns consumes them first, and each frees the other's room.
+  const bool on_static = !dynamic_ && !shadow;
+  const bool want_push = push_allowed_ && on_static &&
+                         (options_.push == TurnChoice::kAlways || push_next_);
+  push_ = want_push && pulled_count_ == 0;
+  const bool dense = iteration == 0 || static_cast<double>(previous_changed) >=
+                                           options_.push_below *
+                                               static_cast<double>(set_.manifest().num_edges);
+  pull_ = pull_allowed_ && on_static && !want_push &&
+          (options_.pull == TurnChoice::kAlways || dense) && (!logs_ || logs_->entries() == 0);
+  if (push_ || pull_) {
+    if (out_msg_.empty()) out_msg_.assign(set_.largest_interval(), program_.identity());
+  }
+  if (push_) {
+    std::vector<EdgeValue>().swap(msgs_);
+    column_ = AlignedBuffer();
+    if (!out_adj_) BuildOutAdjacency();
+    if (!logs_) logs_.emplace(num_intervals(), push_log_bytes_);
+  }
+  if (pull_) {
+    logs_.reset();
+    if (msgs_.empty()) msgs_.assign(set_.manifest().num_vertices, program_.identity());
+    if (column_.size() == 0) column_ = AlignedBuffer(column_bytes_);
+  }
+}
+
+template <GasProgram Program>
+void Engine<Program>::PullIn(uint32_t p) {
+  pull_in_ = false;
+  if (pulled_count_ == 0) return;
+  const uint32_t n = num_intervals();
+  for (uint32_t r = 0; r < n; ++r) {
+    pull_from_[r] = r != p && pulled_[static_cast<size_t>(p) * n + r];
+    pull_in_ = pull_in_ || pull_from_[r];
+  }
+  if (!pull_in_) return;
+  uint32_t damaged = n;  // the first window whose runs do not decode
+  RunDecodeStatus damage;
+  for (uint32_t r = 0; r < n;) {
+    const auto t = Clock::now();
+    const uint32_t next = shard_io_->ReadColumn(p, pull_from_.data(), r, column_, column_at_);
+    stats_.io_wait_seconds += Since(t);
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+    for (uint32_t w = r; w < next; ++w) {
+      if (!pull_from_[w]) continue;
+      auto* messages = reinterpret_cast<EdgeValue*>(transport_->PulledMessages(w));
+      const WindowEntry &first = set_.Window(p, w), &last = set_.Window(p, w + 1);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(column_.data() + column_at_[w]);
+      const uint64_t length = set_.ScatterOffset(p + 1, w) - set_.ScatterOffset(p, w);
+      uint64_t at = 0;
+      const RunDecodeStatus status = DecodeRuns(
+          bytes, bytes + length, last.first_run - first.first_run, set_.interval_begin(w),
+          set_.interval_end(w), last.first_edge - first.first_edge,
+          [&](uint32_t source, uint64_t count) {
+            std::fill_n(messages + at, count, msgs_[source]);
+            at += count;
+          });
+      if (!status.ok()) {
+#pragma omp critical(needle_pull_damage)
+        if (w < damaged) {
+          damaged = w;
+          damage = status;
+        }
+      }
+    }
+    if (damaged < n) {
+      throw Error::AtByte(set_.ScatterIndexPath(damaged),
+                          set_.ScatterOffset(p, damaged) + damage.at,
+                          std::string("window of shard ") + std::to_string(p) + ": " +
+                              damage.error + " (the scatter index is damaged)");
+    }
+    r = next;
+  }
+}
+
+template <GasProgram Program>
+void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
+  const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
+  const uint32_t n = num_intervals();
+  for (uint32_t q = 0; q < n; ++q) {
+    if (q != p && pulled_[static_cast<size_t>(q) * n + p]) {
+      throw std::logic_error("pull turn of interval " + std::to_string(p) +
+                             " before interval " + std::to_string(q) + " took its messages");
+    }
+  }
+  std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
+  ++stats_.intervals_pulled;
+  // The windows the messages reach, as a turn filling them would find them (the fill of the
+  // scatter buffer is not written back: EndCompute sees those windows carry nothing).
+  stats_.edges_changed +=
+      ScatterWindows(p, data, out_msg_.data(), /*merge=*/false, Windows::kOthersOnly);
+  for (uint32_t q = 0; q < n; ++q) {
+    if (q == p || !carries_[q]) continue;
+    carries_[q] = 0;
+    pulled_[static_cast<size_t>(q) * n + p] = 1;
+    ++pulled_count_;
+  }
+}
+
+template <GasProgram Program>
 bool Engine<Program>::PushNext(const IoCounters& before, uint64_t previous_changed) {
   const bool few = static_cast<double>(stats_.edges_changed) <
                    options_.push_below * static_cast<double>(set_.manifest().num_edges);
+  if (push_allowed_ && !dynamic_ && options_.push_decides) {
+    return options_.push_decides(stats_.iteration + 1);
+  }
   if (!push_allowed_ || dynamic_ || !few || stats_.edges_changed == 0) return false;
   if (push_) return true;  // pushing already: on while few send
   PushInputs in;
@@ -1650,8 +1853,6 @@ void Engine<Program>::BuildOutAdjacency() {
         OutAdjacency::Build(*io_, set_, *shard_io_, work_->path() + "/out.adj", buffer));
   }
   push_buffer_ = AlignedBuffer(kPushReadBytes);
-  logs_.emplace(num_intervals(), push_log_bytes_);
-  out_msg_.assign(set_.largest_interval(), program_.identity());
   AddBuildIo(before);
   if (options_.detail) {
     options_.detail("push turns: out-adjacency of " + FormatMiB(out_adj_->disk_bytes()) +
@@ -1809,10 +2010,7 @@ RunSummary Engine<Program>::Run() {
                                          ((f & kSent) != 0 ? kSentBefore : 0));
       }
     }
-    // Push turns in this iteration: on the static shards, where the last one sent little.
-    push_ = push_allowed_ && !dynamic_ && !shadow &&
-            (options_.push == PushChoice::kAlways || push_next_);
-    if (push_ && !out_adj_) BuildOutAdjacency();
+    ChooseTurns(iteration, shadow, previous_changed);
     for (uint32_t p = 0; p < n; ++p) {
       if (pending_[p]) {
         Compute(p, iteration);
@@ -1877,7 +2075,13 @@ RunSummary Engine<Program>::Run() {
       } else if (!auto_mode) {
         build = !idle() && (shadow || (mode_ == ShardMode::kAds && dynamic_));
       }
+      if (build && pulled_count_ > 0) {
+        // Pulled messages wait in memory for turns of the next iteration: no set yet.
+        build = false;
+        if (options_.log) options_.log("mode auto: the build waits for pulled messages");
+      }
       if (build) {
+        std::vector<EdgeValue>().swap(msgs_);  // pull turns lend their room to the build
         BuildDynamic(kSent);
         ++summary.dynamic_builds;
         served_ = 0;
@@ -1895,10 +2099,11 @@ RunSummary Engine<Program>::Run() {
                                 : delayed_count_ * width > options_.delay_buffer_bytes;
       }
     }
-    if (options_.push == PushChoice::kAuto) push_next_ = PushNext(before, previous_changed);
+    if (options_.push == TurnChoice::kAuto) push_next_ = PushNext(before, previous_changed);
     summary.intervals_pushed += stats_.intervals_pushed;
     summary.edges_pushed += stats_.edges_pushed;
     summary.push_fallbacks += stats_.push_fallbacks;
+    summary.intervals_pulled += stats_.intervals_pulled;
     stats_.seconds = Since(t);
     stats_.io = io_->counters();
     stats_.io -= before;
@@ -1922,6 +2127,10 @@ RunSummary Engine<Program>::Run() {
   }
   if (!summary.converged && idle() && delayed_count_ == 0) {
     summary.converged = true;
+  }
+  if (summary.converged && pulled_count_ != 0) {
+    throw std::logic_error("a run converged with " + std::to_string(pulled_count_) +
+                           " pulled windows unread");
   }
   if (summary.converged && logs_ && logs_->entries() != 0) {
     throw std::logic_error("a run converged with " + std::to_string(logs_->entries()) +

@@ -63,21 +63,21 @@ std::string_view ShardModeName(ShardMode mode) {
   return "?";
 }
 
-std::string_view PushName(PushChoice choice) {
+std::string_view TurnChoiceName(TurnChoice choice) {
   switch (choice) {
-    case PushChoice::kNever:
+    case TurnChoice::kNever:
       return "never";
-    case PushChoice::kAuto:
+    case TurnChoice::kAuto:
       return "auto";
-    case PushChoice::kAlways:
+    case TurnChoice::kAlways:
       return "always";
   }
   return "?";
 }
 
-PushChoice ParsePush(std::string_view name) {
-  for (PushChoice c : {PushChoice::kNever, PushChoice::kAuto, PushChoice::kAlways}) {
-    if (name == PushName(c)) return c;
+TurnChoice ParseTurnChoice(std::string_view name) {
+  for (TurnChoice c : {TurnChoice::kNever, TurnChoice::kAuto, TurnChoice::kAlways}) {
+    if (name == TurnChoiceName(c)) return c;
   }
   throw std::invalid_argument("must be never, auto or always, not '" + std::string(name) + "'");
 }

@@ -90,9 +90,16 @@ inline constexpr uint64_t kDefaultSparseOwnMinEdges = uint64_t{1} << 16;
 // interval (engine/message_logs.h), instead of into the static windows. kAuto pushes in the
 // iterations after one in which fewer than push_below of the edges carried a message; kAlways
 // in every iteration (tests); kNever: the windows only.
-enum class PushChoice { kNever, kAuto, kAlways };
-std::string_view PushName(PushChoice choice);   // "never", "auto", "always"
-PushChoice ParsePush(std::string_view name);    // throws std::invalid_argument
+// Pull turns (--pull; docs/engine.md, "Pull turns"): where many vertices send, a turn keeps
+// each vertex's message to other intervals once, in an in-memory array of every vertex's,
+// instead of on every out-edge in the static windows; the target interval's next turn reads
+// its windows' targets and source runs and takes each edge's message from the array. kAuto
+// pulls in the first iteration and in those after one in which at least push_below of the
+// edges carried a message (at page grain a sparse iteration reads less through the windows);
+// kAlways in every iteration that does not push (tests).
+enum class TurnChoice { kNever, kAuto, kAlways };
+std::string_view TurnChoiceName(TurnChoice choice);  // "never", "auto", "always"
+TurnChoice ParseTurnChoice(std::string_view name);   // throws std::invalid_argument
 inline constexpr double kDefaultPushBelow = 0.20;
 
 struct EngineOptions {
@@ -131,9 +138,15 @@ struct EngineOptions {
   // Push turns (above): static windows at page grain, mode static or auto before any dynamic
   // set, no streamed interval, no input weights in use. push_log_bytes: the logs' room (0: what
   // the memory plan leaves, up to kMaxPushBytes).
-  PushChoice push = PushChoice::kNever;
+  TurnChoice push = TurnChoice::kNever;
   double push_below = kDefaultPushBelow;
   uint64_t push_log_bytes = 0;
+  // Tests: replaces --push auto's verdict on pushing in `iteration` (the cost model is not
+  // asked; the other conditions hold).
+  std::function<bool(uint32_t iteration)> push_decides;
+  // Pull turns (above): static windows at page grain, mode static or auto before any dynamic
+  // set, no streamed interval; an iteration pulls when it does not push.
+  TurnChoice pull = TurnChoice::kNever;
   ShardMode mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer_bytes = kDefaultDelayBufferBytes;

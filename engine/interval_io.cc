@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <stdexcept>
 
 #include "base/error.h"
 
@@ -295,6 +296,44 @@ void IntervalIo::AddDegreeRequests(uint32_t p, IntervalData& data) {
   data.in_degrees_at = out.length + in.skip;
   requests_.push_back({&degrees_, out.offset, data.degrees.data(), out.length});
   requests_.push_back({&degrees_, in.offset, data.degrees.data() + out.length, in.length});
+}
+
+uint64_t IntervalIo::ColumnBytes() const {
+  const uint32_t n = set_->num_intervals();
+  uint64_t most = 0;
+  for (uint32_t q = 0; q < n; ++q) {
+    uint64_t bytes = 0;  // each range's cover: at most 2 units more, 1 more to align its start
+    for (uint32_t r = 0; r < n; ++r) {
+      bytes += set_->ScatterOffset(q + 1, r) - set_->ScatterOffset(q, r) + 3 * kDirectAlignment;
+    }
+    most = std::max(most, bytes);
+  }
+  return most;
+}
+
+uint32_t IntervalIo::ReadColumn(uint32_t q, const uint8_t* wanted, uint32_t from,
+                                AlignedBuffer& buffer, std::vector<uint64_t>& at) {
+  const uint32_t n = set_->num_intervals();
+  at.resize(n);
+  requests_.clear();
+  uint64_t pos = 0;
+  uint32_t r = from;
+  for (; r < n; ++r) {
+    const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
+    if (!wanted[r] || end == begin) continue;
+    const uint64_t unit = scatter_[r].alignment();
+    const Cover c = CoverOf(begin, end, unit);
+    const uint64_t place = AlignUp(pos, unit);
+    if (place + c.length > buffer.size()) {
+      if (!requests_.empty()) break;  // the next batch
+      throw std::logic_error("IntervalIo::ReadColumn: a window's runs do not fit the buffer");
+    }
+    requests_.push_back({&scatter_[r], c.offset, buffer.data() + place, c.length});
+    at[r] = place + c.skip;
+    pos = place + c.length;
+  }
+  if (!requests_.empty()) io_->Run(requests_);
+  return r;
 }
 
 void IntervalIo::LoadDegrees(uint32_t p, IntervalData& data) {

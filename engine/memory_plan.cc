@@ -28,6 +28,7 @@ std::string MemoryPlan::Describe() const {
       (gather == 0 ? std::string() : ", gather buffers " + FormatMiB(gather)) +
       (chunks == 0 ? std::string() : ", page grain marks " + FormatMiB(chunks)) +
       (push == 0 ? std::string() : ", push turns " + FormatMiB(push)) +
+      (pull == 0 ? std::string() : ", pull turns " + FormatMiB(pull)) +
       (degrees == 0 ? std::string()
                     : ", degrees in memory " + FormatMiB(degrees) +
                           (degrees_shared ? " (in the builds' room, until the first build)" : "")) +

@@ -37,6 +37,7 @@
 // many-vertex intervals fit, whatever its hubs' degrees.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -79,10 +80,13 @@ struct MemoryPlan {
   // Push turns (engine.h): the out-adjacency build, then its reads, the turn's messages to
   // other intervals and the message logs, in what the rest of the plan leaves of the budget.
   uint64_t push = 0;
+  // Pull turns (engine.h): every vertex's message and a turn's source runs. Never allocated
+  // while push turns' are (an iteration between them drains what the other left).
+  uint64_t pull = 0;
   uint64_t Total() const {
     return interval_buffers + scatter_buffers + shard_data + vertex_arrays + tables +
            (values_shared ? 0 : resident_values) + stream_buffer + dynamic + gather + chunks +
-           push + Held() + kReservedBytes;
+           std::max(push, pull) + Held() + kReservedBytes;
   }
   // What Total() holds only because the budget had room left (degrees, scatter indexes).
   uint64_t Held() const { return (degrees_shared ? 0 : degrees) + (runs_shared ? 0 : runs); }

@@ -101,6 +101,7 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "intervals_pushed", uint64_t{s.intervals_pushed});
   AppendNumber(out, "edges_pushed", s.edges_pushed);
   AppendNumber(out, "push_fallbacks", uint64_t{s.push_fallbacks});
+  AppendNumber(out, "intervals_pulled", uint64_t{s.intervals_pulled});
   out += std::string("\"shadow\":") + (s.shadow ? "true" : "false") + ',';
   AppendNumber(out, "dynamic_edges", s.dynamic_edges);
   AppendNumber(out, "delayed", s.delayed);
@@ -136,6 +137,7 @@ std::string ToJson(const RunSummary& s) {
   AppendNumber(out, "intervals_pushed", s.intervals_pushed);
   AppendNumber(out, "edges_pushed", s.edges_pushed);
   AppendNumber(out, "push_fallbacks", s.push_fallbacks);
+  AppendNumber(out, "intervals_pulled", s.intervals_pulled);
   AppendNumber(out, "out_adjacency_bytes", s.out_adjacency_bytes);
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);

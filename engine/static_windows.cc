@@ -107,7 +107,7 @@ const uint8_t* StaticWindows::Wanted(uint32_t q, uint32_t current) {
     if (r == current) {
       wanted_[r] = chunks_ ? kTargetsOnly : kWholeWindow;
     } else {
-      wanted_[r] = carries_[Index(q, r)] ? Grain(q, r) : 0;
+      wanted_[r] = carries_[Index(q, r)] ? Grain(q, r) : Pulled(q, r) ? kTargetsOnly : 0;
     }
   }
   return wanted_.data();
@@ -134,12 +134,17 @@ IntervalData& StaticWindows::Acquire(uint32_t p) {
   return data_[0];
 }
 
-// Reads the windows of data's memory shard that carry messages but were not loaded.
+// Reads the windows of data's memory shard that carry messages but were not loaded, and the
+// targets of pulled windows that were not.
 void StaticWindows::LoadMissing(IntervalData& data) {
   const uint32_t p = data.interval;
   bool any = false;
   for (uint32_t r = 0; r < n_; ++r) {
-    wanted_[r] = carries_[Index(p, r)] && !data.loaded[r] ? Grain(p, r) : 0;
+    if (carries_[Index(p, r)]) {
+      wanted_[r] = !data.loaded[r] ? Grain(p, r) : 0;
+    } else {
+      wanted_[r] = Pulled(p, r) && !AllTargets(data.loaded[r]) ? kTargetsOnly : 0;
+    }
     any = any || wanted_[r] != 0;
   }
   if (!any) return;

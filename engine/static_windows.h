@@ -61,6 +61,10 @@ class StaticWindows final : public Transport {
   bool OwnTargetsSparse() const override;
   void LoadOwnRuns(std::span<const uint32_t> sources, const uint64_t* own_start) override;
   std::byte* OutWindow(uint32_t q) override { return out_->bytes.data() + out_->offsets[q]; }
+  void SetPulled(const std::vector<uint8_t>* pulled) override { pulled_ = pulled; }
+  std::byte* PulledMessages(uint32_t r) override {
+    return current_->values.data() + edges_->WindowOffset(current_->interval, r);
+  }
   void EndCompute(const uint8_t* carries) override;
   void Clear(uint32_t p) override;
   void Finish() override;
@@ -95,6 +99,9 @@ class StaticWindows final : public Transport {
   // What a load of interval q reads of window (q, r) when it carries: its chunks at page grain
   // (with every target of (q, q) when the turn's passes over its own messages will need them),
   // else all of it.
+  bool Pulled(uint32_t q, uint32_t r) const {
+    return pulled_ != nullptr && (*pulled_)[Index(q, r)] != 0;
+  }
   uint8_t Grain(uint32_t q, uint32_t r) const {
     if (!chunks_) return kWholeWindow;
     return q == r && own_targets_ && !Sparse(q) ? kChunkMessages : kWindowChunks;
@@ -120,6 +127,7 @@ class StaticWindows final : public Transport {
   ScatterBuffer* out_ = nullptr;     // its scatter buffer
   std::vector<uint8_t> wanted_;      // scratch: the windows a load asks for
   std::vector<uint8_t> write_;       // scratch: the windows a write-back writes
+  const std::vector<uint8_t>* pulled_ = nullptr;  // SetPulled's
   AlignedBuffer stream_;             // streamed intervals' pieces (empty when none is)
   uint32_t streaming_ = kNoInterval;  // the streamed interval whose turn it is
   // Page grain: the chunk marks (the caller's: they outlive the transport, for whatever moves

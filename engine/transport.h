@@ -69,6 +69,13 @@ class Transport {
   virtual bool OwnTargetsSparse() const { return false; }
   virtual void LoadOwnRuns(std::span<const uint32_t> /*sources*/,
                            const uint64_t* /*own_start*/) {}
+  // Pull turns (engine.h; static windows only): pulled (shard-major like carries(); the
+  // engine's, nullptr: none) marks the windows whose messages the engine puts in place itself
+  // at their interval's turn, from its array of every vertex's message. A load reads their
+  // targets and weights but no message; PulledMessages(r) is where window (p, r)'s messages
+  // go during p's turn.
+  virtual void SetPulled(const std::vector<uint8_t>* /*pulled*/) {}
+  virtual std::byte* PulledMessages(uint32_t /*r*/) { return nullptr; }
   // Where window (q, p)'s messages go during p's turn.
   virtual std::byte* OutWindow(uint32_t q) = 0;
   // Ends p's turn. carries[q]: window (q, p) holds a message; nullptr: no window does (the

@@ -1,5 +1,6 @@
 // needle compare APP GRAPH|SHARDDIR: runs the app once per shard mode (static, pages — static
-// at page grain —, push — pages with push turns —, ads, ods, auto) on the same shard set and
+// at page grain —, push — pages with push turns —, pull — push with pull turns too —, ads,
+// ods, auto) on the same shard set and
 // the same budget, each as its own `needle run` process (so each peak RSS is its own), with
 // the static windows transport (the dynamic modes apply to it), the set dropped from the page
 // cache before every run unless --direct; checks that the answers agree and prints one table
@@ -43,7 +44,7 @@ namespace fs = std::filesystem;
 namespace pt = boost::property_tree;
 
 struct CompareConfig {
-  std::string app, input, modes = "static,pages,push,ads,ods,auto";
+  std::string app, input, modes = "static,pages,push,pull,ads,ods,auto";
   std::string json, csv, plot;
   bool direct = false;
   // Passed to every `needle run` as given (it checks them).
@@ -108,8 +109,9 @@ int RunCompare(const std::vector<std::string>& args) {
   add("input", po::value(&c.input)->required(), "graph file or shard set directory");
   add("modes", po::value(&c.modes)->default_value(c.modes),
       "the shard modes to run, comma-separated: static, pages (static, reading and writing "
-      "windows at page grain: needle run --windows pages --push never), push (pages with push "
-      "turns where they pay: --push auto), ads, ods, auto (at page grain with push turns too, "
+      "windows at page grain: needle run --windows pages --push never --pull never), push "
+      "(pages with push turns where they pay: --push auto), pull (push with pull turns where "
+      "many send: --pull auto), ads, ods, auto (at page grain with push and pull turns too, "
       "as needle run --mode auto; static first: the others are compared with it)");
   add("direct", po::bool_switch(&c.direct),
       "O_DIRECT for every run (cold); else the shard set is dropped from the page cache "
@@ -130,8 +132,8 @@ int RunCompare(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("app", 1).add("input", 1);
   const std::string usage =
-      "needle compare APP GRAPH|SHARDDIR [--modes static,pages,push,ads,ods,auto] [--memory SIZE]\n"
-      "                [--direct] [--csv F] [--json F] [--plot F.svg]\n"
+      "needle compare APP GRAPH|SHARDDIR [--modes static,pages,push,pull,ads,ods,auto]\n"
+      "                [--memory SIZE] [--direct] [--csv F] [--json F] [--plot F.svg]\n"
       "Runs APP once per mode on the same shard set (--transport static), checks that the\n"
       "answers agree (cc, mssp: identical; pagerank: within 10 x its tolerance) and prints\n"
       "per mode: iterations, shadow iterations, time, bytes read and written (and in shadow\n"
@@ -158,7 +160,7 @@ int RunCompare(const std::vector<std::string>& args) {
     throw UsageError("--modes must start with static (the others are compared with it)");
   }
   for (const std::string& m : modes) {
-    if (m == "pages" || m == "push") continue;
+    if (m == "pages" || m == "push" || m == "pull") continue;
     try {
       ParseShardMode(m);
     } catch (const std::invalid_argument& e) {
@@ -194,7 +196,7 @@ int RunCompare(const std::vector<std::string>& args) {
     run.mode = mode;
     const std::string stats = (work / (mode + ".jsonl")).string();
     run.values = (work / (mode + ".out")).string();
-    const bool pages = mode == "pages" || mode == "push";
+    const bool pages = mode == "pages" || mode == "push" || mode == "pull";
     std::vector<std::string> child = {"run",   c.app,  c.input, "--transport", "static",
                                       "--mode", pages ? "static" : mode, "--stats", stats,
                                       "--out", run.values};
@@ -203,6 +205,8 @@ int RunCompare(const std::vector<std::string>& args) {
     child.push_back(pages ? "pages" : mode == "auto" ? "auto" : "whole");
     child.push_back("--push");
     child.push_back(mode == "pages" ? "never" : "auto");
+    child.push_back("--pull");
+    child.push_back(mode == "pull" || mode == "auto" ? "auto" : "never");
     if (c.direct) child.push_back("--direct");
     child.push_back("--room-for-dynamic");  // one set for every mode, static included
     for (const auto& [name, value] : c.pass) {

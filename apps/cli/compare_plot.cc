@@ -11,7 +11,7 @@ namespace {
 constexpr double kWidth = 760, kPanelHeight = 230, kLeft = 70, kRight = 130, kTop = 40,
                  kGap = 60;
 constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                     "#8c564b", "#17becf"};
+                                     "#8c564b", "#17becf", "#e377c2"};
 
 std::string Escape(const std::string& text) {
   std::string out;

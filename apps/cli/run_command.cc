@@ -189,7 +189,15 @@ int RunRun(const std::vector<std::string>& args) {
       "carried a message in an iteration and the I/O cost model says the build pays) or "
       "always");
   add("push-below", po::value(&c.push_below)->default_value(Real{kDefaultPushBelow}, "0.2"),
-      "--push auto: the share of the edges (0 to 1) below which the next iteration pushes");
+      "--push auto: the share of the edges (0 to 1) below which the next iteration pushes; "
+      "--pull auto: at or above which it pulls");
+  add("pull", po::value(&c.pull)->default_value("auto"),
+      "pull turns (static windows at page grain, mode static or auto): a turn keeps each "
+      "vertex's message to other intervals once, in memory, instead of on every out-edge in "
+      "the windows, and the target interval's next turn reads its windows' targets and "
+      "source runs only: never, auto (in the first iteration and after one in which at least "
+      "--push-below of the edges carried a message) or always (every iteration that does not "
+      "push)");
   add("out,o", po::value(&c.out),
       "write a header line (vertex<TAB>rank, label or d_SRC...), then one line per vertex: "
       "id<TAB>value (FILE, a device or FIFO, or - for stdout)");
@@ -333,7 +341,7 @@ int RunRun(const std::vector<std::string>& args) {
   }
   engine.shadow_below = c.shadow_below.value;
   try {
-    engine.push = ParsePush(c.push);
+    engine.push = ParseTurnChoice(c.push);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--push ") + e.what());
   }
@@ -342,6 +350,11 @@ int RunRun(const std::vector<std::string>& args) {
                      std::to_string(c.push_below.value));
   }
   engine.push_below = c.push_below.value;
+  try {
+    engine.pull = ParseTurnChoice(c.pull);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--pull ") + e.what());
+  }
   engine.delay_buffer_bytes = c.delay_buffer.bytes;
   std::FILE* say = c.say;
   engine.log = [say](const std::string& line) {

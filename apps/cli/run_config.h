@@ -35,6 +35,7 @@ struct RunConfig {
   MemorySize delay_buffer{kDefaultDelayBufferBytes};
   std::string push = "auto";  // --push: never, auto or always (EngineOptions::push)
   Real push_below{kDefaultPushBelow};
+  std::string pull = "auto";  // --pull: never, auto or always (EngineOptions::pull)
   Whole<uint32_t> intervals;  // when it shards GRAPH: cut into this many (0: the fewest)
   std::string order = "input";  // when it shards GRAPH: the vertices' numbering (--order)
   bool skip_verify = false;

@@ -67,13 +67,16 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
                                     Mode::kResidentAsync,  Mode::kStaticStreamed,
                                     Mode::kAds,            Mode::kOds,
                                     Mode::kAuto,           Mode::kStaticPages,
-                                    Mode::kAutoPages,      Mode::kStaticPush};
+                                    Mode::kAutoPages,      Mode::kStaticPush,
+                                    Mode::kStaticPull};
   static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync,
                                            Mode::kStaticPages, Mode::kAds,
-                                           Mode::kOds, Mode::kAuto, Mode::kAutoPages};
+                                           Mode::kOds, Mode::kAuto, Mode::kAutoPages,
+                                           Mode::kStaticPull};
   static constexpr Mode kUnweightedDatasetModes[] = {
       Mode::kStaticSync, Mode::kResidentAsync, Mode::kStaticPages, Mode::kAds,
-      Mode::kOds,        Mode::kAuto,          Mode::kAutoPages,   Mode::kStaticPush};
+      Mode::kOds,        Mode::kAuto,          Mode::kAutoPages,   Mode::kStaticPush,
+      Mode::kStaticPull};
 
   std::string Write(const TinyGraph& g) {
     const std::string path = dir().string() + "/" + g.name + g.suffix;

@@ -69,8 +69,11 @@ enum class Mode {
   kStaticPages,  // static windows at page grain, with inner passes, every turn after the first
                  // sparse (EngineOptions::sparse_own_share)
   kAutoPages,    // kAuto with the static shards' windows at page grain (the default share)
-  kStaticPush    // kStaticPages at the default share, push turns in every iteration, the logs
+  kStaticPush,   // kStaticPages at the default share, push turns in every iteration, the logs
                  // small enough that dense turns find them full and fill the windows
+  kStaticPull    // kStaticPages at the default share, pull turns in every iteration that does
+                 // not push, push turns (small logs) asked for in two of every four: both ways
+                 // between them
 };
 inline std::string ModeName(Mode m) {
   switch (m) {
@@ -96,6 +99,8 @@ inline std::string ModeName(Mode m) {
       return "auto_pages";
     case Mode::kStaticPush:
       return "static_push";
+    case Mode::kStaticPull:
+      return "static_pull";
   }
   return "?";
 }
@@ -107,14 +112,15 @@ inline bool IsAsync(Mode m) { return m != Mode::kStaticSync && m != Mode::kResid
 inline bool IsAuto(Mode m) { return m == Mode::kAuto || m == Mode::kAutoPages; }
 inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds || IsAuto(m); }
 inline bool IsPages(Mode m) {
-  return m == Mode::kStaticPages || m == Mode::kAutoPages || m == Mode::kStaticPush;
+  return m == Mode::kStaticPages || m == Mode::kAutoPages || m == Mode::kStaticPush ||
+         m == Mode::kStaticPull;
 }
 inline constexpr Mode kAllModes[] = {Mode::kStaticSync,    Mode::kStaticAsync,
                                      Mode::kResidentSync,  Mode::kResidentAsync,
                                      Mode::kStaticStreamed, Mode::kAds,
                                      Mode::kOds,           Mode::kAuto,
                                      Mode::kStaticPages,   Mode::kAutoPages,
-                                     Mode::kStaticPush};
+                                     Mode::kStaticPush,    Mode::kStaticPull};
 
 struct EngineRun {
   IoKind io = IoKind::kPread;
@@ -127,8 +133,10 @@ struct EngineRun {
   ShardMode shard_mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer = kDefaultDelayBufferBytes;
-  PushChoice push = PushChoice::kNever;
+  TurnChoice push = TurnChoice::kNever;
   uint64_t push_log_bytes = 0;  // EngineOptions::push_log_bytes
+  std::function<bool(uint32_t)> push_decides;  // EngineOptions::push_decides
+  TurnChoice pull = TurnChoice::kNever;
   void Use(Mode m) {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
@@ -145,8 +153,16 @@ struct EngineRun {
       delay_buffer = m == Mode::kAds ? 0 : 4 * 16;
     }
     if (m == Mode::kStaticPush) {
-      push = PushChoice::kAlways;
+      push = TurnChoice::kAlways;
       push_log_bytes = 256 * 1024;
+    }
+    if (m == Mode::kStaticPull) {
+      pull = TurnChoice::kAlways;
+      push = TurnChoice::kAuto;
+      push_log_bytes = 256 * 1024;
+      // Pushing is asked for in iterations 2-3, 6-7, ...: the first of each pair drains the
+      // pulled messages, the next after it the pushed ones.
+      push_decides = [](uint32_t iteration) { return iteration % 4 >= 2; };
     }
     if (IsAuto(m)) {
       auto_decides = [](const BuildEstimate&, uint32_t iteration) { return iteration % 2 == 1; };
@@ -185,6 +201,8 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.gather = run.gather;
   options.push = run.push;
   options.push_log_bytes = run.push_log_bytes;
+  options.push_decides = run.push_decides;
+  options.pull = run.pull;
   return options;
 }
 

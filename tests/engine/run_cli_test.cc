@@ -396,6 +396,49 @@ TEST_F(RunCliTest, PushTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
   }
 }
 
+// Pull turns, alone, by default (the first iterations of CC send on every edge) and beside
+// push turns: the oracle's labels, the turns counted; where they cannot apply, the reason.
+TEST_F(RunCliTest, PullTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
+  const std::string input = Graph("g.txt", kGraph);
+  const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
+  ShardSymmetrized(input);
+  for (const std::string options :
+       {"--pull always --push never", "", "--mode static --windows pages --push always"}) {
+    SCOPED_TRACE(options);
+    const std::string stats = Path("s-pull.jsonl");
+    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) +
+                            " --transport static -v " + options + " --stats " +
+                            ShellQuote(stats) + " --out " + ShellQuote(Path("cc.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("pull turns: "), std::string::npos) << r.out;
+    std::ifstream in(stats);
+    std::string line, summary;
+    while (std::getline(in, line)) summary = line;
+    const std::string key = "\"intervals_pulled\":";
+    const size_t at = summary.find(key);
+    ASSERT_NE(at, std::string::npos) << summary;
+    // --push always pushes in every iteration: no turn pulls.
+    const bool pulls = options.find("--push always") == std::string::npos;
+    EXPECT_EQ(std::stoull(summary.substr(at + key.size())) > 0, pulls) << summary;
+    std::vector<uint32_t> labels;
+    for (const auto& row : ReadValues(Path("cc.txt"))) {
+      labels.push_back(static_cast<uint32_t>(row.at(0)));
+    }
+    EXPECT_EQ(labels, expected);
+  }
+  for (const auto& [options, why] : std::vector<std::pair<std::string, std::string>>{
+           {"--transport resident", "the shard set is held in memory"},
+           {"--transport static --mode static", "they need the static windows at page grain"},
+           {"--transport static --mode ads --windows pages", "mode ads reads dynamic shards"}}) {
+    SCOPED_TRACE(options);
+    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) + " --pull always " +
+                            options + " --out " + ShellQuote(Path("cc.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE((r.out + r.err).find("pull turns not used: " + why), std::string::npos)
+        << r.out << r.err;
+  }
+}
+
 TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   const std::string input = Graph("g.txt", kGraph);
   const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
@@ -444,6 +487,7 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
       {" --windows halves", "--windows is whole, pages or auto"},
       {" --mode ods --shadow-below 1.5", "--shadow-below must lie between 0 and 1"},
       {" --push sometimes", "--push must be never, auto or always"},
+      {" --pull often", "--pull must be never, auto or always"},
       {" --push-below 2", "--push-below must lie between 0 and 1"},
   };
   for (const auto& [options, says] : misuses) {
@@ -472,6 +516,7 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
     EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("pages"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("push"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("pull"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("ads"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("ods"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
@@ -507,10 +552,10 @@ TEST_F(RunCliTest, CompareRunsEveryModeAndChecksTheAnswers) {
        at = picture.find("<polyline", at + 1)) {
     ++lines;
   }
-  EXPECT_EQ(lines, 12u);  // bytes and seconds for static, pages, push, ads, ods and auto
+  EXPECT_EQ(lines, 14u);  // bytes and seconds for static, pages, push, pull, ads, ods, auto
   EXPECT_NE(picture.find("<circle"), std::string::npos);  // the shadow iterations
   for (const char* mode :
-       {">static<", ">pages<", ">push<", ">ads<", ">ods<", ">auto<", ">shadow<"}) {
+       {">static<", ">pages<", ">push<", ">pull<", ">ads<", ">ods<", ">auto<", ">shadow<"}) {
     EXPECT_NE(picture.find(mode), std::string::npos) << mode;
   }
   r = Needle("compare cc " + ShellQuote(input) + " --csv - --plot -");

@@ -99,6 +99,7 @@ struct TokenTotals {
   uint64_t sparse = 0;     // turns that read (p, p)'s targets run by run (page grain)
   uint64_t pushed = 0;     // messages push turns put into the logs (kStaticPush)
   uint64_t fallbacks = 0;  // push turns that found the logs full
+  uint64_t pulled = 0;     // pull turns (kStaticPull)
 };
 
 // Runs TokenProgram on `set` (sharded from `input`) in `mode` and checks every vertex's tokens.
@@ -165,7 +166,13 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
   totals.skipped += summary.edges_skipped;
   totals.pushed += summary.edges_pushed;
   totals.fallbacks += summary.push_fallbacks;
-  if (mode != Mode::kStaticPush) EXPECT_EQ(summary.edges_pushed, 0u);
+  totals.pulled += summary.intervals_pulled;
+  if (mode != Mode::kStaticPush && mode != Mode::kStaticPull) {
+    EXPECT_EQ(summary.edges_pushed, 0u);
+  }
+  if (mode != Mode::kStaticPull) {
+    EXPECT_EQ(summary.intervals_pulled, 0u);
+  }
   totals.sparse += summary.intervals_sparse;
   if (!IsPages(mode)) {
     EXPECT_EQ(summary.edges_skipped, 0u);

@@ -24,7 +24,8 @@ using Transports =
                      ModeTag<Mode::kResidentSync>, ModeTag<Mode::kResidentAsync>,
                      ModeTag<Mode::kStaticStreamed>, ModeTag<Mode::kAds>, ModeTag<Mode::kOds>,
                      ModeTag<Mode::kAuto>, ModeTag<Mode::kStaticPages>,
-                     ModeTag<Mode::kAutoPages>, ModeTag<Mode::kStaticPush>>;
+                     ModeTag<Mode::kAutoPages>, ModeTag<Mode::kStaticPush>,
+                     ModeTag<Mode::kStaticPull>>;
 
 struct TransportName {
   template <class T>
@@ -132,6 +133,10 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
   if (mode == Mode::kStaticPush) {
     EXPECT_GT(t.pushed, 0u) << "no turn pushed";
     EXPECT_GT(t.fallbacks, 0u) << "no push turn found the logs full";
+  }
+  if (mode == Mode::kStaticPull) {
+    EXPECT_GT(t.pulled, 0u) << "no turn pulled";
+    EXPECT_GT(t.pushed, 0u) << "no turn pushed between the pulls";
   }
 }
 
