@@ -2,9 +2,11 @@
 # dynamic_modes: static against dynamic shards (ads, ods, auto) on one shard set, the same run
 # otherwise (static windows transport, the same --memory), each mode REPEATS times, the modes
 # taking turns (MODES="..." picks others, static first; "pages" is static with --windows
-# pages and no push turns, "push" the same with --push auto, "auto" reads the static shards at
-# page grain with push turns as needle run does by default, "auto-pages" is auto without push
-# turns, and "auto-whole" is auto with --windows whole). Give --direct among the extra options for cold
+# pages and neither push nor pull turns, "push" the same with --push auto, "pull" with
+# --push auto and --pull auto, "auto" reads the static shards at page grain with push and pull
+# turns as needle run does by default, "auto-push" is auto without pull turns, "auto-pages"
+# auto with neither, and "auto-whole" is auto with --windows whole). Give --direct among the
+# extra options for cold
 # runs (O_DIRECT: no page cache); else warm.
 #
 # Usage: bench/dynamic_modes.sh APP GRAPH|SHARDS MEMORY [REPEATS=3] [EXTRA needle run options...]
@@ -30,9 +32,11 @@ modes=${MODES:-static ads ods auto}
 for r in $(seq "$repeats"); do
   for mode in $modes; do
     case $mode in
-      pages) how=(--mode static --windows pages --push never) ;;
-      push) how=(--mode static --windows pages --push auto) ;;
-      auto-pages) how=(--mode auto --push never) ;;
+      pages) how=(--mode static --windows pages --push never --pull never) ;;
+      push) how=(--mode static --windows pages --push auto --pull never) ;;
+      pull) how=(--mode static --windows pages --push auto --pull auto) ;;
+      auto-push) how=(--mode auto --pull never) ;;
+      auto-pages) how=(--mode auto --push never --pull never) ;;
       *-whole) how=(--mode "${mode%-whole}" --windows whole) ;;
       *) how=(--mode "$mode") ;;
     esac

@@ -674,6 +674,15 @@ class Engine {
   AlignedBuffer column_;
   std::vector<uint64_t> column_at_;
   void PlanPull();
+  // Mode auto: the room planned for the dynamic shard builds' write buffers (allocated only
+  // while a set is written), which push and pull turns may use, unless the plan keeps vertex
+  // values, degrees or scatter indexes there already (MemoryPlan::*_shared).
+  uint64_t LentFromBuilds() const {
+    const bool taken = plan_.values_shared || plan_.degrees_shared || plan_.runs_shared;
+    return mode_ == ShardMode::kAuto && plan_.dynamic >= kDynamicBuildBytes && !taken
+               ? kDynamicBuildBytes
+               : 0;
+  }
   // The turn of p, before its first pass: puts the messages of its pulled windows in place.
   void PullIn(uint32_t p);
   // The end of a pull turn of p: keeps its messages in msgs_, marks the windows they reach.
@@ -1633,8 +1642,7 @@ void Engine<Program>::PlanPush() {
   // In mode auto the room planned for the dynamic shard builds' write buffers (allocated only
   // while a set is written) is lent to push turns: no set is built once a turn has pushed, and
   // nothing of push turns is allocated before the first one.
-  const uint64_t lent =
-      mode_ == ShardMode::kAuto && plan_.dynamic >= kDynamicBuildBytes ? kDynamicBuildBytes : 0;
+  const uint64_t lent = LentFromBuilds();
   uint64_t logs = options_.push_log_bytes;
   if (logs == 0 && headroom + lent > out_msg + kPushReadBytes) {
     logs = std::min(kMaxPushLogBytes, headroom + lent - out_msg - kPushReadBytes);
@@ -1690,8 +1698,7 @@ void Engine<Program>::PlanPull() {
       options_.memory_bytes > plan_.Total() ? options_.memory_bytes - plan_.Total() : 0;
   // In mode auto the dynamic shard builds' room is lent, as to push turns (PlanPush): a set is
   // built only when no pulled message waits, after msgs_ is freed.
-  const uint64_t lent =
-      mode_ == ShardMode::kAuto && plan_.dynamic >= kDynamicBuildBytes ? kDynamicBuildBytes : 0;
+  const uint64_t lent = LentFromBuilds();
   if (why.empty() && need > headroom + lent) {
     why = "--memory leaves " + FormatMiB(headroom + lent) + " of the " + FormatMiB(need) +
           " they need";
