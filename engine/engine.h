@@ -689,7 +689,12 @@ class Engine {
   void PullOut(uint32_t p, const IntervalData& data);
   // Between iterations: what this one's turns do (push, pull or neither), and the memory that
   // goes with it.
-  void ChooseTurns(uint32_t iteration, bool shadow, uint64_t previous_changed);
+  void ChooseTurns(uint32_t iteration, bool shadow);
+  // Messages put on edges between two intervals in this iteration (ScatterWindows, PushOut;
+  // those of inner passes each time), and how many such edges the set has: --pull auto
+  // weighs the first against the second.
+  uint64_t others_changed_ = 0;
+  uint64_t other_edges_ = 0;
   // --push auto, after an iteration: whether the next one pushes (auto_mode.h, EstimatePush).
   bool PushNext(const IoCounters& before, uint64_t previous_changed);
   void BuildOutAdjacency();
@@ -1491,12 +1496,15 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
     // passes as the windows would combine them, until PushOut or PullOut.
     const EdgeValue identity = program_.identity();
     const uint32_t count = set_.interval_end(p) - set_.interval_begin(p);
+    if (!merge) {
+      std::copy(message_.begin(), message_.begin() + count, out_msg_.begin());
+    } else {
+      // An inner pass (a sweep): only its senders, frontier_, have messages.
 #pragma omp parallel for num_threads(threads_) schedule(static)
-    for (uint32_t u = 0; u < count; ++u) {
-      const EdgeValue& m = message_[u];
-      if (!merge) {
-        out_msg_[u] = m;
-      } else if (!(m == identity)) {
+      for (size_t k = 0; k < frontier_.size(); ++k) {
+        const uint32_t u = frontier_[k];
+        const EdgeValue& m = message_[u];
+        if (m == identity) continue;
         out_msg_[u] = out_msg_[u] == identity ? m : Aggregate(program_, out_msg_[u], m);
       }
     }
@@ -1517,8 +1525,9 @@ uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
   const VertexId end = set_.interval_end(p);
   uint32_t damaged = n;  // the first window whose runs do not decode
   RunDecodeStatus damage;
-  uint64_t edges_changed = 0;
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) reduction(+ : edges_changed)
+  uint64_t edges_changed = 0, others = 0;
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) \
+    reduction(+ : edges_changed, others)
   for (uint32_t q = 0; q < n; ++q) {
     if (own_runs_ && q == p) continue;  // ScatterOwn's
     if ((which == Windows::kOwnOnly && q != p) || (which == Windows::kOthersOnly && q == p)) {
@@ -1536,6 +1545,7 @@ uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
       } else {
         hit = true;
         edges_changed += count;
+        if (q != p) others += count;
         if (!combine) {
           std::fill_n(window + at, count, m);
         } else {
@@ -1565,6 +1575,7 @@ uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
                         std::string("window of shard ") + std::to_string(damaged) + ": " +
                             damage.error + " (the scatter index is damaged)");
   }
+  others_changed_ += others;
   return edges_changed;
 }
 
@@ -1613,6 +1624,7 @@ void Engine<Program>::PushOut(uint32_t p, const IntervalData& data) {
         }
       });
   stats_.edges_pushed += pushed;
+  others_changed_ += pushed;
   stats_.edges_changed += pushed;
 }
 
@@ -1709,6 +1721,10 @@ void Engine<Program>::PlanPull() {
     return;
   }
   pull_allowed_ = true;
+  other_edges_ = set_.manifest().num_edges;
+  for (uint32_t p = 0; p < n; ++p) {
+    other_edges_ -= set_.Window(p, p + 1).first_edge - set_.Window(p, p).first_edge;
+  }
   pulled_.assign(static_cast<size_t>(n) * n, 0);
   pull_from_.assign(n, 0);
   plan_.pull = need - std::min(need, lent);
@@ -1721,7 +1737,7 @@ void Engine<Program>::PlanPull() {
 }
 
 template <GasProgram Program>
-void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow, uint64_t previous_changed) {
+void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
   // Push turns: on the static shards, where the last iteration sent little; pull turns: where
   // it sent much (or always, asked). Neither starts while the other's messages still wait in
   // memory: an iteration of plain turns consumes them first, and each frees the other's room.
@@ -1729,9 +1745,11 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow, uint64_t prev
   const bool want_push = push_allowed_ && on_static &&
                          (options_.push == TurnChoice::kAlways || push_next_);
   push_ = want_push && pulled_count_ == 0;
-  const bool dense = iteration == 0 || static_cast<double>(previous_changed) >=
-                                           options_.push_below *
-                                               static_cast<double>(set_.manifest().num_edges);
+  // Pull turns change only what moves between intervals: the share that counts is that of the
+  // edges between intervals that carried a message in the last iteration.
+  const bool dense = iteration == 0 || static_cast<double>(others_changed_) >=
+                                           options_.push_below * static_cast<double>(other_edges_);
+  others_changed_ = 0;
   pull_ = pull_allowed_ && on_static && !want_push &&
           (options_.pull == TurnChoice::kAlways || dense) && (!logs_ || logs_->entries() == 0);
   if (push_ || pull_) {
@@ -2017,7 +2035,7 @@ RunSummary Engine<Program>::Run() {
                                          ((f & kSent) != 0 ? kSentBefore : 0));
       }
     }
-    ChooseTurns(iteration, shadow, previous_changed);
+    ChooseTurns(iteration, shadow);
     for (uint32_t p = 0; p < n; ++p) {
       if (pending_[p]) {
         Compute(p, iteration);

@@ -95,7 +95,8 @@ inline constexpr uint64_t kDefaultSparseOwnMinEdges = uint64_t{1} << 16;
 // instead of on every out-edge in the static windows; the target interval's next turn reads
 // its windows' targets and source runs and takes each edge's message from the array. kAuto
 // pulls in the first iteration and in those after one in which at least push_below of the
-// edges carried a message (at page grain a sparse iteration reads less through the windows);
+// edges between two intervals carried a message (at page grain a sparse iteration reads less
+// through the windows);
 // kAlways in every iteration that does not push (tests).
 enum class TurnChoice { kNever, kAuto, kAlways };
 std::string_view TurnChoiceName(TurnChoice choice);  // "never", "auto", "always"

@@ -321,11 +321,21 @@ uint32_t IntervalIo::ReadColumn(uint32_t q, const uint8_t* wanted, uint32_t from
   for (; r < n; ++r) {
     const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
     if (!wanted[r] || end == begin) continue;
+    if (r < held_runs_at_.size() && held_runs_at_[r] != UINT64_MAX) {  // from memory
+      if (pos + (end - begin) > buffer.size()) {
+        if (r > from) break;  // the next batch
+        throw std::logic_error("IntervalIo::ReadColumn: a window's runs do not fit the buffer");
+      }
+      std::memcpy(buffer.data() + pos, held_runs_.data() + held_runs_at_[r] + begin, end - begin);
+      at[r] = pos;
+      pos += end - begin;
+      continue;
+    }
     const uint64_t unit = scatter_[r].alignment();
     const Cover c = CoverOf(begin, end, unit);
     const uint64_t place = AlignUp(pos, unit);
     if (place + c.length > buffer.size()) {
-      if (!requests_.empty()) break;  // the next batch
+      if (r > from) break;  // the next batch
       throw std::logic_error("IntervalIo::ReadColumn: a window's runs do not fit the buffer");
     }
     requests_.push_back({&scatter_[r], c.offset, buffer.data() + place, c.length});

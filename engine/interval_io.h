@@ -167,8 +167,9 @@ class IntervalIo {
   // index of each such r, into `buffer`: from r = `from` on, as many windows as the buffer
   // holds (at least one: the buffer holds the largest window's runs and 3 alignment units), in
   // one batch; waits, and returns the first r not read (num_intervals(): none is left).
-  // at[r]: where window (q, r)'s runs begin in the buffer. ColumnBytes(): what the windows of
-  // the largest column take at once. Throws Error.
+  // at[r]: where window (q, r)'s runs begin in the buffer. Scatter indexes held in memory
+  // (HoldRuns) are copied, not read. ColumnBytes(): what the windows of the largest column
+  // take at once. Throws Error.
   uint64_t ColumnBytes() const;
   uint32_t ReadColumn(uint32_t q, const uint8_t* wanted, uint32_t from, AlignedBuffer& buffer,
                       std::vector<uint64_t>& at);

@@ -196,8 +196,8 @@ int RunRun(const std::vector<std::string>& args) {
       "vertex's message to other intervals once, in memory, instead of on every out-edge in "
       "the windows, and the target interval's next turn reads its windows' targets and "
       "source runs only: never, auto (in the first iteration and after one in which at least "
-      "--push-below of the edges carried a message) or always (every iteration that does not "
-      "push)");
+      "--push-below of the edges between intervals carried a message) or always (every "
+      "iteration that does not push)");
   add("out,o", po::value(&c.out),
       "write a header line (vertex<TAB>rank, label or d_SRC...), then one line per vertex: "
       "id<TAB>value (FILE, a device or FIFO, or - for stdout)");
