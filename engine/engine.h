@@ -674,6 +674,23 @@ class Engine {
   AlignedBuffer column_;
   std::vector<uint64_t> column_at_;
   void PlanPull();
+  // Why push and pull turns cannot apply to this run ("": they can).
+  std::string TurnsUnusable() const {
+    if (plan_.transport != TransportChoice::kStatic) return "the shard set is held in memory";
+    if (!marks_) return "they need the static windows at page grain (--windows pages or auto)";
+    if (plan_.num_streamed > 0) {
+      return std::to_string(plan_.num_streamed) + " intervals are streamed";
+    }
+    if (mode_ == ShardMode::kAds || mode_ == ShardMode::kOds) {
+      return "mode " + std::string(ShardModeName(mode_)) + " reads dynamic shards";
+    }
+    return "";
+  }
+  // Says why `what` turns are not used: in the run's log when asked for always, else in -v.
+  void SayTurnsUnused(TurnChoice choice, const char* what, const std::string& why) const {
+    const auto& tell = choice == TurnChoice::kAlways ? options_.log : options_.detail;
+    if (tell) tell(std::string(what) + " turns not used: " + why);
+  }
   // Mode auto: the room planned for the dynamic shard builds' write buffers (allocated only
   // while a set is written), which push and pull turns may use, unless the plan keeps vertex
   // values, degrees or scatter indexes there already (MemoryPlan::*_shared).
@@ -1631,16 +1648,8 @@ void Engine<Program>::PushOut(uint32_t p, const IntervalData& data) {
 template <GasProgram Program>
 void Engine<Program>::PlanPush() {
   if (options_.push == TurnChoice::kNever) return;
-  std::string why;
-  if (plan_.transport != TransportChoice::kStatic) {
-    why = "the shard set is held in memory";
-  } else if (!marks_) {
-    why = "they need the static windows at page grain (--windows pages or auto)";
-  } else if (plan_.num_streamed > 0) {
-    why = std::to_string(plan_.num_streamed) + " intervals are streamed";
-  } else if (mode_ == ShardMode::kAds || mode_ == ShardMode::kOds) {
-    why = "mode " + std::string(ShardModeName(mode_)) + " reads dynamic shards";
-  } else if (Program::kUsesWeights && set_.weighted()) {
+  std::string why = TurnsUnusable();
+  if (why.empty() && Program::kUsesWeights && set_.weighted()) {
     why = "the program uses the input weights, which the out-adjacency does not hold";
   }
   const uint64_t out_msg = set_.largest_interval() * sizeof(EdgeValue);
@@ -1665,8 +1674,7 @@ void Engine<Program>::PlanPush() {
           FormatMiB(out_msg + std::max(build, kPushReadBytes + 2 * block)) + " they need";
   }
   if (!why.empty()) {
-    const auto& tell = options_.push == TurnChoice::kAlways ? options_.log : options_.detail;
-    if (tell) tell("push turns not used: " + why);
+    SayTurnsUnused(options_.push, "push", why);
     return;
   }
   push_allowed_ = true;
@@ -1683,16 +1691,7 @@ void Engine<Program>::PlanPush() {
 template <GasProgram Program>
 void Engine<Program>::PlanPull() {
   if (options_.pull == TurnChoice::kNever) return;
-  std::string why;
-  if (plan_.transport != TransportChoice::kStatic) {
-    why = "the shard set is held in memory";
-  } else if (!marks_) {
-    why = "they need the static windows at page grain (--windows pages or auto)";
-  } else if (plan_.num_streamed > 0) {
-    why = std::to_string(plan_.num_streamed) + " intervals are streamed";
-  } else if (mode_ == ShardMode::kAds || mode_ == ShardMode::kOds) {
-    why = "mode " + std::string(ShardModeName(mode_)) + " reads dynamic shards";
-  }
+  std::string why = TurnsUnusable();
   const uint32_t n = num_intervals();
   const uint64_t num_vertices = set_.manifest().num_vertices;
   // The column buffer holds at least the largest window's runs, and reads the rest in
@@ -1716,8 +1715,7 @@ void Engine<Program>::PlanPull() {
           " they need";
   }
   if (!why.empty()) {
-    const auto& tell = options_.pull == TurnChoice::kAlways ? options_.log : options_.detail;
-    if (tell) tell("pull turns not used: " + why);
+    SayTurnsUnused(options_.pull, "pull", why);
     return;
   }
   pull_allowed_ = true;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine_test_util.h"
@@ -31,6 +32,50 @@ class RunCliTest : public WithTempDir<> {
                             " --symmetrize --intervals 3 --out " + testing::ShellQuote(shards));
     EXPECT_EQ(r.status, 0) << r.err;
     return shards;
+  }
+  // Runs cc on ShardSymmetrized's set with --transport static -v `options` and checks its
+  // labels against `expected`. Returns its standard output and its --stats summary line.
+  std::pair<std::string, std::string> RunSymmetrizedCc(const std::string& options,
+                                                       const std::vector<uint32_t>& expected) {
+    const std::string stats = Path("s-cc.jsonl");
+    const Result r = Needle("run cc " + testing::ShellQuote(Path("g.sym.shards")) +
+                            " --transport static -v " + options + " --stats " +
+                            testing::ShellQuote(stats) + " --out " +
+                            testing::ShellQuote(Path("cc.txt")));
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::ifstream in(stats);
+    std::string line, summary;
+    while (std::getline(in, line)) summary = line;
+    std::vector<uint32_t> labels;
+    for (const auto& row : ReadValues(Path("cc.txt"))) {
+      labels.push_back(static_cast<uint32_t>(row.at(0)));
+    }
+    EXPECT_EQ(labels, expected);
+    return {r.out, summary};
+  }
+  // The number `key` holds in a --stats line (0, failing the test, when it has none).
+  static uint64_t SummaryNumber(const std::string& summary, const std::string& key) {
+    const std::string field = "\"" + key + "\":";
+    const size_t at = summary.find(field);
+    EXPECT_NE(at, std::string::npos) << key << " in " << summary;
+    return at == std::string::npos ? 0 : std::stoull(summary.substr(at + field.size()));
+  }
+  // --push always / --pull always (`what`) where the turns cannot apply: the run says why and
+  // goes on. `dynamic`: a dynamic shard mode to ask for (ads or ods).
+  void ExpectTurnsUnused(const std::string& what, const std::string& dynamic) {
+    for (const auto& [options, why] : std::vector<std::pair<std::string, std::string>>{
+             {"--transport resident", "the shard set is held in memory"},
+             {"--transport static --mode static", "they need the static windows at page grain"},
+             {"--transport static --mode " + dynamic + " --windows pages",
+              "mode " + dynamic + " reads dynamic shards"}}) {
+      SCOPED_TRACE(options);
+      const Result r = Needle("run cc " + testing::ShellQuote(Path("g.sym.shards")) + " --" +
+                              what + " always " + options + " --out " +
+                              testing::ShellQuote(Path("cc.txt")));
+      EXPECT_EQ(r.status, 0) << r.err;
+      EXPECT_NE((r.out + r.err).find(what + " turns not used: " + why), std::string::npos)
+          << r.out << r.err;
+    }
   }
   // `text` with every run of spaces and newlines made one space: --help's wrapped columns
   // as one line.

@@ -362,38 +362,13 @@ TEST_F(RunCliTest, PushTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
   for (const std::string options :
        {"--push always", "--mode static --windows pages --push always"}) {
     SCOPED_TRACE(options);
-    const std::string stats = Path("s-push.jsonl");
-    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) +
-                            " --transport static -v " + options + " --stats " +
-                            ShellQuote(stats) + " --out " + ShellQuote(Path("cc.txt")));
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("push turns: out-adjacency of "), std::string::npos) << r.out;
-    std::ifstream in(stats);
-    std::string line, summary;
-    while (std::getline(in, line)) summary = line;
-    const std::string key = "\"edges_pushed\":";
-    const size_t at = summary.find(key);
-    ASSERT_NE(at, std::string::npos) << summary;
-    EXPECT_GT(std::stoull(summary.substr(at + key.size())), 0u) << summary;
+    const auto [out, summary] = RunSymmetrizedCc(options, expected);
+    EXPECT_NE(out.find("push turns: out-adjacency of "), std::string::npos) << out;
+    EXPECT_GT(SummaryNumber(summary, "edges_pushed"), 0u) << summary;
     EXPECT_NE(summary.find("\"out_adjacency_bytes\":4096"), std::string::npos) << summary;
-    std::vector<uint32_t> labels;
-    for (const auto& row : ReadValues(Path("cc.txt"))) {
-      labels.push_back(static_cast<uint32_t>(row.at(0)));
-    }
-    EXPECT_EQ(labels, expected);
   }
   // Asked for where it cannot apply, it says why and the run goes on.
-  for (const auto& [options, why] : std::vector<std::pair<std::string, std::string>>{
-           {"--transport resident", "the shard set is held in memory"},
-           {"--transport static --mode static", "they need the static windows at page grain"},
-           {"--transport static --mode ods --windows pages", "mode ods reads dynamic shards"}}) {
-    SCOPED_TRACE(options);
-    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) + " --push always " +
-                            options + " --out " + ShellQuote(Path("cc.txt")));
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE((r.out + r.err).find("push turns not used: " + why), std::string::npos)
-        << r.out << r.err;
-  }
+  ExpectTurnsUnused("push", "ods");
 }
 
 // Pull turns, alone, by default (the first iterations of CC send on every edge) and beside
@@ -405,38 +380,13 @@ TEST_F(RunCliTest, PullTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
   for (const std::string options :
        {"--pull always --push never", "", "--mode static --windows pages --push always"}) {
     SCOPED_TRACE(options);
-    const std::string stats = Path("s-pull.jsonl");
-    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) +
-                            " --transport static -v " + options + " --stats " +
-                            ShellQuote(stats) + " --out " + ShellQuote(Path("cc.txt")));
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("pull turns: "), std::string::npos) << r.out;
-    std::ifstream in(stats);
-    std::string line, summary;
-    while (std::getline(in, line)) summary = line;
-    const std::string key = "\"intervals_pulled\":";
-    const size_t at = summary.find(key);
-    ASSERT_NE(at, std::string::npos) << summary;
+    const auto [out, summary] = RunSymmetrizedCc(options, expected);
+    EXPECT_NE(out.find("pull turns: "), std::string::npos) << out;
     // --push always pushes in every iteration: no turn pulls.
     const bool pulls = options.find("--push always") == std::string::npos;
-    EXPECT_EQ(std::stoull(summary.substr(at + key.size())) > 0, pulls) << summary;
-    std::vector<uint32_t> labels;
-    for (const auto& row : ReadValues(Path("cc.txt"))) {
-      labels.push_back(static_cast<uint32_t>(row.at(0)));
-    }
-    EXPECT_EQ(labels, expected);
+    EXPECT_EQ(SummaryNumber(summary, "intervals_pulled") > 0, pulls) << summary;
   }
-  for (const auto& [options, why] : std::vector<std::pair<std::string, std::string>>{
-           {"--transport resident", "the shard set is held in memory"},
-           {"--transport static --mode static", "they need the static windows at page grain"},
-           {"--transport static --mode ads --windows pages", "mode ads reads dynamic shards"}}) {
-    SCOPED_TRACE(options);
-    const Result r = Needle("run cc " + ShellQuote(Path("g.sym.shards")) + " --pull always " +
-                            options + " --out " + ShellQuote(Path("cc.txt")));
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE((r.out + r.err).find("pull turns not used: " + why), std::string::npos)
-        << r.out << r.err;
-  }
+  ExpectTurnsUnused("pull", "ads");
 }
 
 TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
