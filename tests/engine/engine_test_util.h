@@ -68,7 +68,9 @@ enum class Mode {
   kAuto,
   kStaticPages,  // static windows at page grain, with inner passes, every turn after the first
                  // sparse (EngineOptions::sparse_own_share)
-  kAutoPages,    // kAuto with the static shards' windows at page grain (the default share)
+  kAutoPages,    // kAuto with the static shards' windows at page grain (the default share),
+                 // pull turns after iterations in which most edges carried a message (the
+                 // builds wait for their messages)
   kStaticPush,   // kStaticPages at the default share, push turns in every iteration, the logs
                  // small enough that dense turns find them full and fill the windows
   kStaticPull    // kStaticPages at the default share, pull turns in every iteration that does
@@ -137,6 +139,7 @@ struct EngineRun {
   uint64_t push_log_bytes = 0;  // EngineOptions::push_log_bytes
   std::function<bool(uint32_t)> push_decides;  // EngineOptions::push_decides
   TurnChoice pull = TurnChoice::kNever;
+  double push_below = kDefaultPushBelow;  // EngineOptions::push_below
   void Use(Mode m) {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
@@ -155,6 +158,13 @@ struct EngineRun {
     if (m == Mode::kStaticPush) {
       push = TurnChoice::kAlways;
       push_log_bytes = 256 * 1024;
+    }
+    if (m == Mode::kAutoPages) {
+      // The first iteration sends on every edge, the token program's next ones on about half:
+      // pulls in iterations 0 and 1, so the build asked for after 1 waits (the one after 3 is
+      // made).
+      pull = TurnChoice::kAuto;
+      push_below = 0.6;
     }
     if (m == Mode::kStaticPull) {
       pull = TurnChoice::kAlways;
@@ -203,6 +213,7 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.push_log_bytes = run.push_log_bytes;
   options.push_decides = run.push_decides;
   options.pull = run.pull;
+  options.push_below = run.push_below;
   return options;
 }
 

@@ -134,6 +134,9 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
     EXPECT_GT(t.pushed, 0u) << "no turn pushed";
     EXPECT_GT(t.fallbacks, 0u) << "no push turn found the logs full";
   }
+  if (mode == Mode::kAutoPages) {
+    EXPECT_GT(t.pulled, 0u) << "no turn pulled";
+  }
   if (mode == Mode::kStaticPull) {
     EXPECT_GT(t.pulled, 0u) << "no turn pulled";
     EXPECT_GT(t.pushed, 0u) << "no turn pushed between the pulls";
