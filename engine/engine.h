@@ -1757,10 +1757,12 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
     std::vector<EdgeValue>().swap(msgs_);
     column_ = AlignedBuffer();
     if (!out_adj_) BuildOutAdjacency();
+    if (push_buffer_.size() == 0) push_buffer_ = AlignedBuffer(kPushReadBytes);
     if (!logs_) logs_.emplace(num_intervals(), push_log_bytes_);
   }
   if (pull_) {
     logs_.reset();
+    push_buffer_ = AlignedBuffer();
     if (msgs_.empty()) msgs_.assign(set_.manifest().num_vertices, program_.identity());
     if (column_.size() == 0) column_ = AlignedBuffer(column_bytes_);
   }
