@@ -718,10 +718,11 @@ class Engine {
   void PushOut(uint32_t p, const IntervalData& data);
   // Fills windows (q, p) from `messages` (per vertex of p): window (p, p) only (own_only) or
   // every other one (others_only), or all; merge: combine with what this turn wrote there.
-  // Returns the edges given a message.
+  // Returns the edges given a message. fill false: only finds which windows carry one
+  // (carries_, pending_) and counts, writing nothing (pull turns).
   enum class Windows { kAll, kOwnOnly, kOthersOnly };
   uint64_t ScatterWindows(uint32_t p, const IntervalData& data, const EdgeValue* messages,
-                          bool merge, Windows which);
+                          bool merge, Windows which, bool fill = true);
 };
 
 template <GasProgram Program>
@@ -1533,7 +1534,8 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
 
 template <GasProgram Program>
 uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
-                                         const EdgeValue* messages, bool merge, Windows which) {
+                                         const EdgeValue* messages, bool merge, Windows which,
+                                         bool fill) {
   const VertexId begin = set_.interval_begin(p);
   const EdgeValue identity = program_.identity();
   // The runs of window (q, p) come from p's scatter index (run_codec.h: about 2 bytes a run),
@@ -1555,17 +1557,17 @@ uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
     const bool combine = merge && q != p;
     bool hit = false;
     uint64_t at = 0;
-    auto fill = [&](uint32_t source, uint64_t count) {
+    auto visit = [&](uint32_t source, uint64_t count) {
       const EdgeValue& m = messages[source - begin];
       if (m == identity) {
-        if (!combine) std::fill_n(window + at, count, m);
+        if (!combine && fill) std::fill_n(window + at, count, m);
       } else {
         hit = true;
         edges_changed += count;
         if (q != p) others += count;
-        if (!combine) {
+        if (fill && !combine) {
           std::fill_n(window + at, count, m);
-        } else {
+        } else if (fill) {
           for (uint64_t e = at; e < at + count; ++e) {
             window[e] = window[e] == identity ? m : Aggregate(program_, window[e], m);
           }
@@ -1576,7 +1578,7 @@ uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
     const WindowEntry &first = cur_->Window(q, p), &last = cur_->Window(q, p + 1);
     const RunDecodeStatus status =
         DecodeRuns(data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run,
-                   begin, end, last.first_edge - first.first_edge, fill);
+                   begin, end, last.first_edge - first.first_edge, visit);
     if (!status.ok()) {
 #pragma omp critical(needle_scatter_damage)
       if (q < damaged) {
@@ -1829,10 +1831,9 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
   }
   std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
   ++stats_.intervals_pulled;
-  // The windows the messages reach, as a turn filling them would find them (the fill of the
-  // scatter buffer is not written back: EndCompute sees those windows carry nothing).
-  stats_.edges_changed +=
-      ScatterWindows(p, data, out_msg_.data(), /*merge=*/false, Windows::kOthersOnly);
+  // The windows the messages reach, found as a turn filling them would, without the fill.
+  stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
+                                         Windows::kOthersOnly, /*fill=*/false);
   for (uint32_t q = 0; q < n; ++q) {
     if (q == p || !carries_[q]) continue;
     carries_[q] = 0;
