@@ -78,6 +78,7 @@ PushEstimate EstimatePush(const PushInputs& in) {
     const bool edge = EdgeKind(k) && static_cast<FileKind>(k) != FileKind::kScatterIndex;
     (edge ? edge_traffic : fixed_traffic) += bytes;
   }
+  edge_traffic += 2 * static_cast<double>(in.pulled_message_bytes);
   e.static_bytes = edge_traffic + fixed_traffic;
   const double messages = static_cast<double>(in.activity);
   const double per_edge =

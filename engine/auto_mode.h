@@ -72,7 +72,8 @@ BuildEstimate EstimateBuild(const AutoInputs& in);
 // terms above, for an iteration just run on the static windows:
 //   S  what it moved; its edge traffic (targets, messages, weights) per loaded edge, and its
 //      fixed traffic (vertex values, degrees, window and scatter indexes: push turns read
-//      those as well)
+//      those as well). After a pull iteration, what plain turns would move instead: its bytes
+//      plus the messages of its pulled windows, written and read
 //   P  a push iteration: the fixed traffic; the messages to the interval's own vertices, which
 //      still go through window (p, p) (a share `own` of the edges), at S's cost per edge; and
 //      4 bytes of out-adjacency per message to another interval
@@ -86,6 +87,7 @@ BuildEstimate EstimateBuild(const AutoInputs& in);
 struct PushInputs : IterationMeasure {
   double own = 0;            // share of the edges in windows (p, p)
   uint64_t build_bytes = 0;  // B (0: built)
+  uint64_t pulled_message_bytes = 0;  // the messages of the windows pull turns marked
 };
 
 struct PushEstimate {

@@ -642,10 +642,12 @@ class Engine {
   std::vector<Source> sources_;
 
   // Push turns (EngineOptions::push; out_adjacency.h, message_logs.h): whether this run may
-  // push, whether this iteration's turns do, the next's, and whether any turn has (auto then
-  // builds no dynamic set: its builds move the windows' messages, not the logs').
+  // push, whether this iteration's turns do, whether they wanted to but pulled messages
+  // waited, the next's, and whether any turn has (auto then builds no dynamic set: its builds
+  // move the windows' messages, not the logs').
   bool push_allowed_ = false;
   bool push_ = false;
+  bool push_waited_ = false;
   bool push_next_ = false;
   bool pushed_ = false;
   uint64_t push_log_bytes_ = 0;
@@ -712,6 +714,9 @@ class Engine {
   // weighs the first against the second.
   uint64_t others_changed_ = 0;
   uint64_t other_edges_ = 0;
+  // Edges of the windows this iteration's pull turns marked: the windows would have written
+  // and read a message on each (PushNext counts them as the plain turns' cost).
+  uint64_t pulled_edges_ = 0;
   // --push auto, after an iteration: whether the next one pushes (auto_mode.h, EstimatePush).
   bool PushNext(const IoCounters& before, uint64_t previous_changed);
   void BuildOutAdjacency();
@@ -1745,11 +1750,13 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
   const bool want_push = push_allowed_ && on_static &&
                          (options_.push == TurnChoice::kAlways || push_next_);
   push_ = want_push && pulled_count_ == 0;
+  push_waited_ = want_push && !push_;
   // Pull turns change only what moves between intervals: the share that counts is that of the
   // edges between intervals that carried a message in the last iteration.
   const bool dense = iteration == 0 || static_cast<double>(others_changed_) >=
                                            options_.push_below * static_cast<double>(other_edges_);
   others_changed_ = 0;
+  pulled_edges_ = 0;
   pull_ = pull_allowed_ && on_static && !want_push &&
           (options_.pull == TurnChoice::kAlways || dense) && (!logs_ || logs_->entries() == 0);
   if (push_ || pull_) {
@@ -1839,6 +1846,7 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
     carries_[q] = 0;
     pulled_[static_cast<size_t>(q) * n + p] = 1;
     ++pulled_count_;
+    pulled_edges_ += set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
   }
 }
 
@@ -1850,9 +1858,13 @@ bool Engine<Program>::PushNext(const IoCounters& before, uint64_t previous_chang
     return options_.push_decides(stats_.iteration + 1);
   }
   if (!push_allowed_ || dynamic_ || !few || stats_.edges_changed == 0) return false;
-  if (push_) return true;  // pushing already: on while few send
+  // Pushing already, or decided and put off by pulled messages: on while few send. (The
+  // iteration that consumed them may send a little more than the one before, which would
+  // stop the decay the cost model counts on.)
+  if (push_ || push_waited_) return true;
   PushInputs in;
   static_cast<IterationMeasure&>(in) = MeasureNow(before, previous_changed);
+  in.pulled_message_bytes = pulled_edges_ * sizeof(EdgeValue);
   const uint32_t n = num_intervals();
   uint64_t own = 0, indexes = 0;
   for (uint32_t p = 0; p < n; ++p) {

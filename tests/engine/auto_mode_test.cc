@@ -121,6 +121,20 @@ TEST(AutoModeTest, PushDoesNotPayWhereMessagesStayInTheirIntervals) {
   EXPECT_TRUE(EstimatePush(in).Pays()) << EstimatePush(in).Describe();
 }
 
+// R-MAT 22's iteration 11 when it pulls: the windows between intervals are neither written
+// nor read, but plain turns, which run if it does not push, would move their messages.
+TEST(AutoModeTest, PushIsWeighedAgainstPlainTurnsAfterAPull) {
+  PushInputs in = Spread();
+  in.iteration_io.read[Kind(FileKind::kValues)] = 4'000'000;
+  in.iteration_io.written[Kind(FileKind::kValues)] = 4'000'000;
+  in.iteration_io.read[Kind(FileKind::kScatterIndex)] = 90'000'000;  // and the columns
+  EXPECT_FALSE(EstimatePush(in).Pays()) << EstimatePush(in).Describe();
+  in.pulled_message_bytes = 4 * 65'000'000;
+  const PushEstimate e = EstimatePush(in);
+  EXPECT_DOUBLE_EQ(e.static_bytes, 270e6 + 8e6 + 90e6 + 136e6 + 520e6);
+  EXPECT_TRUE(e.Pays()) << e.Describe();
+}
+
 TEST(AutoModeTest, PushWaitsForActivityToDecay) {
   PushInputs in = Spread();
   in.previous_activity = in.activity;  // not decaying: R = 0
