@@ -321,9 +321,12 @@ class Engine {
   // Calls f(first_vertex, values) for every interval in order, after Run().
   template <class F>
   void ForEachInterval(F&& f) {
-    for (uint32_t p = 0; p < set_.num_intervals(); ++p) {
+    const uint32_t n = set_.num_intervals();
+    for (uint32_t p = 0; p < n; ++p) {
       const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
-      f(begin, std::span<const VertexValue>(LoadValues(p), end - begin));
+      const VertexValue* values = LoadValues(p);
+      PrefetchValues(p, p + 1 < n ? p + 1 : kNoInterval);
+      f(begin, std::span<const VertexValue>(values, end - begin));
     }
   }
   std::vector<VertexValue> Values() {
@@ -490,6 +493,8 @@ class Engine {
   // out-edges the current set does not hold into the delay buffer, and flags the others kSent.
   void Delay(uint32_t p, const IntervalData& data, bool inner);
   VertexValue* LoadValues(uint32_t p);
+  // Starts reading the values of `next` (the turn after p's) while p's are used.
+  void PrefetchValues(uint32_t p, uint32_t next);
   void StoreValues(uint32_t p);
   // The first interval after `p` (wrapping into the next iteration) that has messages.
   uint32_t NextPending(uint32_t p) const;
@@ -597,8 +602,7 @@ class Engine {
   std::vector<EdgeValue> message_;  // what the vertex sends on its out-edges this pass
   std::vector<uint8_t> touched_;    // an in-edge carried a message
   std::vector<VertexValue> all_values_;
-  std::vector<VertexValue> interval_values_;
-  std::optional<VertexStore> store_;
+  std::optional<VertexStore> store_;  // where they are not resident: the current interval's
 
   std::vector<uint8_t> pending_;  // per interval: some in-edge carries a message
   std::vector<uint8_t> dirty_;    // per interval: its out-edges carry messages
@@ -738,20 +742,27 @@ typename Program::VertexValue* Engine<Program>::LoadValues(uint32_t p) {
     return all_values_.data() + begin;
   }
   const auto t = Clock::now();
-  store_->Read(begin, end, interval_values_.data());
+  auto* values = reinterpret_cast<VertexValue*>(store_->Load(begin, end));
   if (delay_store_) {
     delay_view_ = interval_delay_.data();
     if (delayed_in_[p] > 0) delay_store_->Read(begin, end, interval_delay_.data());
   }
   stats_.io_wait_seconds += Since(t);
-  return interval_values_.data();
+  return values;
+}
+
+template <GasProgram Program>
+void Engine<Program>::PrefetchValues(uint32_t p, uint32_t next) {
+  // p's values are written back at the end of its turn: they cannot be read ahead for it.
+  if (plan_.resident || next == kNoInterval || next == p) return;
+  store_->Prefetch(set_.interval_begin(next), set_.interval_end(next));
 }
 
 template <GasProgram Program>
 void Engine<Program>::StoreValues(uint32_t p) {
   if (plan_.resident) return;
   const auto t = Clock::now();
-  store_->Write(set_.interval_begin(p), set_.interval_end(p), interval_values_.data());
+  store_->Store(set_.interval_begin(p), set_.interval_end(p));
   if (delay_store_ && delayed_in_[p] > 0) {
     delay_store_->Write(set_.interval_begin(p), set_.interval_end(p), interval_delay_.data());
   }
@@ -829,8 +840,10 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     return;
   }
   pending_[p] = 0;
-  const IntervalData& data = transport_->BeginCompute(p, NextPending(p));
+  const uint32_t next = NextPending(p);
+  const IntervalData& data = transport_->BeginCompute(p, next);
   VertexValue* values = LoadValues(p);
+  PrefetchValues(p, next);
 
   const auto t = Clock::now();
   const uint32_t n = num_intervals();
@@ -1403,7 +1416,6 @@ void Engine<Program>::UseSet(const ShardSet& set, IntervalIo& io, const EdgeValu
 
 template <GasProgram Program>
 void Engine<Program>::UseValueStore() {
-  interval_values_.resize(set_.largest_interval());
   store_.emplace(VertexStore::Create(*io_, work_->path(), "run", set_.manifest().num_vertices,
                                      sizeof(VertexValue)));
 }
@@ -1423,10 +1435,10 @@ void Engine<Program>::SpillValues() {
   const auto t = Clock::now();
   UseValueStore();
   // In pieces of whole 4 KiB blocks of the file (no neighbour's bytes to read back), each no
-  // larger than the staging copy the plan counts for an interval.
+  // larger than the buffer the plan counts for an interval's values.
   const uint64_t width = sizeof(VertexValue);
   const uint64_t unit = std::lcm(width, kDirectAlignment) / width;  // vertices
-  const uint64_t step = unit * std::max<uint64_t>(1, interval_values_.size() / unit);
+  const uint64_t step = unit * std::max<uint64_t>(1, set_.largest_interval() / unit);
   const uint64_t n = all_values_.size();
   for (uint64_t begin = 0; begin < n; begin += step) {
     store_->Write(begin, std::min(n, begin + step), all_values_.data() + begin);
@@ -1990,9 +2002,10 @@ RunSummary Engine<Program>::Run() {
   // Initial values, interval by interval.
   stats_ = {};
   for (uint32_t p = 0; p < n; ++p) {
-    VertexValue* values =
-        plan_.resident ? all_values_.data() + set_.interval_begin(p) : interval_values_.data();
     const VertexId begin = set_.interval_begin(p);
+    VertexValue* values =
+        plan_.resident ? all_values_.data() + begin
+                       : reinterpret_cast<VertexValue*>(store_->Fresh(begin, set_.interval_end(p)));
     const uint32_t count = set_.interval_end(p) - begin;
     const IntervalData& data = transport_->Degrees(p);
     const uint32_t* out_degrees = data.OutDegrees();

@@ -92,8 +92,10 @@ MemoryPlan PlanFor(const ShardSet& set, const IntervalIo& io, TransportChoice tr
     plan.resident = true;
     plan.resident_values = all_values;
   } else {
-    // the interval's values, and VertexStore's aligned staging copy of them
-    plan.vertex_arrays += largest * vertex_width + AlignUp(largest * vertex_width) + 8192;
+    // VertexStore's two buffers of whole blocks (the interval's values, and the next one's
+    // read ahead), and the two blocks around a range that a write reads back
+    plan.vertex_arrays += 2 * (AlignUp(largest * vertex_width) + kDirectAlignment) +
+                          2 * kDirectAlignment;
     if (share_values && build_bytes > 0 && plan.Total() + all_values <= budget + room) {
       plan.resident = plan.values_shared = true;
       plan.resident_values = all_values;

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <stdexcept>
+#include <utility>
 
 #include "base/error.h"
 
@@ -35,42 +37,127 @@ VertexStore VertexStore::Open(IoBackend& io, const std::string& dir, const std::
   return VertexStore(io, std::move(file), count, width);
 }
 
-uint64_t VertexStore::Stage(uint64_t first, uint64_t last, bool edges_only) {
-  const uint64_t begin = AlignDown(first);
-  const uint64_t end = AlignUp(last);
-  if (staging_.size() < end - begin) staging_ = AlignedBuffer(end - begin);
-  if (!edges_only) {
-    const IoRequest read{&file_, begin, staging_.data(), end - begin, /*write=*/false};
-    io_->Run({&read, 1});
-    return begin;
+VertexStore::VertexStore(VertexStore&& other) noexcept
+    : io_(other.io_),
+      file_(std::move(other.file_)),
+      count_(other.count_),
+      width_(other.width_),
+      slots_{std::move(other.slots_[0]), std::move(other.slots_[1])},
+      current_(other.current_),
+      ahead_(std::exchange(other.ahead_, -1)),
+      in_flight_(std::exchange(other.in_flight_, false)),
+      ticket_(other.ticket_),
+      edges_(std::move(other.edges_)) {}
+
+VertexStore::~VertexStore() {
+  try {
+    WaitAhead();
+  } catch (...) {  // a read ahead that failed: nothing uses it now
   }
+}
+
+VertexStore::Slot& VertexStore::Cover(int slot, uint64_t begin, uint64_t end) {
+  if (begin > end || end > count_) throw Error(path(), "vertex range beyond the store");
+  Slot& s = slots_[slot];
+  s.begin = begin;
+  s.end = end;
+  s.base = AlignDown(begin * width_);
+  const uint64_t bytes = AlignUp(end * width_) - s.base;
+  if (s.buffer.size() < bytes) s.buffer = AlignedBuffer(bytes);
+  return s;
+}
+
+void VertexStore::WaitAhead() {
+  if (!in_flight_) return;
+  in_flight_ = false;
+  io_->Wait(ticket_);
+}
+
+void VertexStore::DropAhead() {
+  if (ahead_ < 0) return;
+  const int slot = std::exchange(ahead_, -1);
+  slots_[slot].end = slots_[slot].begin;  // holds nothing a Load could take
+  WaitAhead();
+}
+
+void VertexStore::DropAheadOver(uint64_t begin, uint64_t end) {
+  if (ahead_ >= 0 && slots_[ahead_].begin < end && begin < slots_[ahead_].end) DropAhead();
+}
+
+std::byte* VertexStore::Load(uint64_t begin, uint64_t end) {
+  if (ahead_ >= 0 && slots_[ahead_].begin == begin && slots_[ahead_].end == end &&
+      begin < end) {
+    current_ = std::exchange(ahead_, -1);
+    WaitAhead();
+    return At(slots_[current_]);
+  }
+  DropAhead();
+  Slot& s = Cover(current_, begin, end);
+  if (begin < end) {
+    const IoRequest read{&file_, s.base, s.buffer.data(), AlignUp(end * width_) - s.base,
+                         /*write=*/false};
+    io_->Run({&read, 1});
+  }
+  return At(s);
+}
+
+std::byte* VertexStore::Fresh(uint64_t begin, uint64_t end) {
+  DropAheadOver(begin, end);
+  return At(Cover(current_, begin, end));
+}
+
+void VertexStore::Prefetch(uint64_t begin, uint64_t end) {
+  DropAhead();
+  const int slot = 1 - current_;
+  Slot& s = Cover(slot, begin, end);
+  if (begin == end) return;
+  const IoRequest read{&file_, s.base, s.buffer.data(), AlignUp(end * width_) - s.base,
+                       /*write=*/false};
+  ticket_ = io_->Submit({&read, 1});
+  in_flight_ = true;
+  ahead_ = slot;
+}
+
+void VertexStore::Store(uint64_t begin, uint64_t end) {
+  Slot& s = slots_[current_];
+  if (s.begin != begin || s.end != end) {
+    throw std::logic_error("VertexStore::Store: the range is not the one loaded last");
+  }
+  if (begin == end) return;
+  DropAheadOver(begin, end);
+  const uint64_t first = begin * width_, last = end * width_;
+  const uint64_t tail = AlignDown(last), stop = AlignUp(last);
+  // The neighbours' bytes in the first and last blocks, as the file has them now.
+  if (edges_.size() == 0) edges_ = AlignedBuffer(2 * kDirectAlignment);
   IoRequest reads[2];
   size_t n = 0;
-  if (first != begin) reads[n++] = {&file_, begin, staging_.data(), kDirectAlignment, false};
-  const uint64_t tail = end - kDirectAlignment;
-  if (last != end && (n == 0 || tail != begin)) {
-    reads[n++] = {&file_, tail, staging_.data() + (tail - begin), kDirectAlignment, false};
+  if (first != s.base) reads[n++] = {&file_, s.base, edges_.data(), kDirectAlignment, false};
+  if (last != stop && (n == 0 || tail != s.base)) {
+    reads[n++] = {&file_, tail, edges_.data() + kDirectAlignment, kDirectAlignment, false};
   }
   io_->Run({reads, n});
-  return begin;
+  std::byte* buffer = s.buffer.data();
+  if (first != s.base) std::memcpy(buffer, edges_.data(), first - s.base);
+  if (last != stop) {
+    // The last block's tail; where it is also the first block, that read holds it.
+    const std::byte* from = tail == s.base && first != s.base ? edges_.data()
+                                                              : edges_.data() + kDirectAlignment;
+    std::memcpy(buffer + (last - s.base), from + (last - tail), stop - last);
+  }
+  const IoRequest write{&file_, s.base, buffer, stop - s.base, /*write=*/true};
+  io_->Run({&write, 1});
 }
 
 void VertexStore::Read(uint64_t begin, uint64_t end, void* dst) {
-  if (begin > end || end > count_) throw Error(path(), "vertex range beyond the store");
-  if (begin == end) return;
-  const uint64_t first = begin * width_, last = end * width_;
-  const uint64_t base = Stage(first, last, /*edges_only=*/false);
-  std::memcpy(dst, staging_.data() + (first - base), last - first);
+  const std::byte* values = Load(begin, end);
+  if (begin < end) std::memcpy(dst, values, (end - begin) * width_);
 }
 
 void VertexStore::Write(uint64_t begin, uint64_t end, const void* src) {
-  if (begin > end || end > count_) throw Error(path(), "vertex range beyond the store");
+  std::byte* values = Fresh(begin, end);
   if (begin == end) return;
-  const uint64_t first = begin * width_, last = end * width_;
-  const uint64_t base = Stage(first, last, /*edges_only=*/true);  // the neighbours' bytes
-  std::memcpy(staging_.data() + (first - base), src, last - first);
-  const IoRequest write{&file_, base, staging_.data(), AlignUp(last) - base, /*write=*/true};
-  io_->Run({&write, 1});
+  std::memcpy(values, src, (end - begin) * width_);
+  Store(begin, end);
 }
 
 }  // namespace needle

@@ -112,7 +112,7 @@ constexpr uint64_t OrderedBytesPerVertex(uint64_t priority_bytes) {
 // out-edge its message; a vertex its two degrees in each interval buffer (8, doubled), and once
 // its accumulator, message, flag, sweep offset and senders (17 B), with a priority (the ordered
 // schedule) OrderedBytesPerVertex(priority) (20 for a 4-byte key), and its value twice (the
-// interval's copy and its aligned staging copy when values live on disk):
+// interval's, and the next interval's read ahead, when values live on disk):
 // vertex = 8 + ceil((accumulator + edge + 17 + [ordered] + 2 × vertex) / 2).
 IntervalCosts IntervalCostsFor(const ValueWidths& widths);
 
