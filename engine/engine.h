@@ -843,7 +843,6 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   const uint32_t next = NextPending(p);
   const IntervalData& data = transport_->BeginCompute(p, next);
   VertexValue* values = LoadValues(p);
-  PrefetchValues(p, next);
 
   const auto t = Clock::now();
   const uint32_t n = num_intervals();
@@ -885,6 +884,10 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     if (!sparse_own_) transport_->LoadOwnWindow();
     FindOwnRuns(p, data, sweep_ && !sparse_own_);  // (only the sweeps search runs)
   }
+  // The turn's own reads are done: the next turn's may start (after them, not before, so
+  // that these did not wait behind them).
+  transport_->StartPrefetch();
+  PrefetchValues(p, next);
   forward_ = true;
   if (logs_) stats_.edges_loaded += logs_->size(p);
   uint64_t changed = Pass(p, iteration, data, values, /*inner=*/false);

@@ -106,8 +106,13 @@ const uint8_t* StaticWindows::Wanted(uint32_t q, uint32_t current) {
     // (Patch, BeginTurn), so at page grain only its targets are read.
     if (r == current) {
       wanted_[r] = chunks_ ? kTargetsOnly : kWholeWindow;
+    } else if (carries_[Index(q, r)]) {
+      wanted_[r] = Grain(q, r);
     } else {
-      wanted_[r] = carries_[Index(q, r)] ? Grain(q, r) : Pulled(q, r) ? kTargetsOnly : 0;
+      // The targets of a pulled window, and those of (q, q) that LoadOwnWindow would read
+      // (its messages were all consumed in q's last turn).
+      const bool own = r == q && own_targets_ && !Sparse(q);
+      wanted_[r] = Pulled(q, r) || own ? kTargetsOnly : 0;
     }
   }
   return wanted_.data();
@@ -189,18 +194,27 @@ ScatterBuffer& StaticWindows::BeginTurn(uint32_t p, uint32_t prefetch) {
                 out.bytes.data() + out.offsets[d.interval], bytes);
   }
   out.interval = kNoInterval;  // its old contents are on disk now
-  if (prefetch != kNoInterval && prefetch != p && !Streamed(prefetch)) {
-    IntervalData* slot = nullptr;
-    for (auto& d : data_) {
-      if (d.interval != p && !d.in_flight) slot = &d;
-    }
-    if (slot != nullptr && data_[0].interval != prefetch && data_[1].interval != prefetch) {
-      io_->StartLoad(prefetch, *slot, Wanted(prefetch, p));
-    }
-  }
+  prefetch_ = prefetch != p && (prefetch == kNoInterval || !Streamed(prefetch)) ? prefetch
+                                                                                : kNoInterval;
   io_->Prepare(p, out);
   sequence_[mine] = ++turns_;
   return out;
+}
+
+// Issued once the turn's own reads are done (StartPrefetch), so that they do not wait behind
+// it, and before its write-back (whose windows into the prefetched interval it leaves to the
+// scatter buffer: Wanted's `current`).
+void StaticWindows::StartPrefetch() {
+  const uint32_t next = std::exchange(prefetch_, kNoInterval);
+  if (next == kNoInterval || current_ == nullptr) return;
+  const uint32_t p = current_->interval;
+  IntervalData* slot = nullptr;
+  for (auto& d : data_) {
+    if (d.interval != p && !d.in_flight) slot = &d;
+  }
+  if (slot != nullptr && data_[0].interval != next && data_[1].interval != next) {
+    io_->StartLoad(next, *slot, Wanted(next, p));
+  }
 }
 
 void StaticWindows::FindSegments(const IntervalData& data) {
@@ -325,6 +339,7 @@ void StaticWindows::WriteQuiet() {
 }
 
 void StaticWindows::EndCompute(const uint8_t* carries) {
+  StartPrefetch();  // if the engine did not
   if (carries == nullptr) {
     WriteQuiet();
   } else {

@@ -57,6 +57,7 @@ class StaticWindows final : public Transport {
   const IntervalData& Degrees(uint32_t p) override;
   void Start(uint32_t first) override;
   const IntervalData& BeginCompute(uint32_t p, uint32_t next) override;
+  void StartPrefetch() override;
   void LoadOwnWindow() override;
   bool OwnTargetsSparse() const override;
   void LoadOwnRuns(std::span<const uint32_t> sources, const uint64_t* own_start) override;
@@ -125,6 +126,7 @@ class StaticWindows final : public Transport {
   uint64_t turns_ = 0;
   IntervalData* current_ = nullptr;  // the interval computing now
   ScatterBuffer* out_ = nullptr;     // its scatter buffer
+  uint32_t prefetch_ = kNoInterval;  // the interval whose reads StartPrefetch issues
   std::vector<uint8_t> wanted_;      // scratch: the windows a load asks for
   std::vector<uint8_t> write_;       // scratch: the windows a write-back writes
   const std::vector<uint8_t>* pulled_ = nullptr;  // SetPulled's

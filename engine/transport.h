@@ -9,6 +9,7 @@
 //
 // One turn of interval p, as the engine drives it:
 //   const IntervalData& in = BeginCompute(p, next);   // p's in-edges and their messages
+//   StartPrefetch();                                  // next's reads, after p's own
 //   ... gather from the windows (p, r) that Carries(), apply ...
 //   OutWindow(q) for every q: write window (q, p)'s messages (every edge)
 //   EndCompute(carries);  // carries[q]: window (q, p) now holds a message other than identity
@@ -59,6 +60,10 @@ class Transport {
   // them, the runs of its out-edges and its degrees. `next`: the interval expected after p
   // (kNoInterval: none), whose reads may start now.
   virtual const IntervalData& BeginCompute(uint32_t p, uint32_t next) = 0;
+  // Issues the reads of `next` once the turn's own synchronous reads (LoadOwnWindow, pulled
+  // messages) are done, so that those do not queue behind them; EndCompute issues them if
+  // the engine has not.
+  virtual void StartPrefetch() {}
   // Makes the targets (and weights) of window (p, p) available in the IntervalData of p's
   // turn, for passes over the messages p sends itself (their messages are in OutWindow(p)).
   virtual void LoadOwnWindow() = 0;
