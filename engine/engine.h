@@ -718,8 +718,6 @@ class Engine {
   // weighs the first against the second.
   uint64_t others_changed_ = 0;
   uint64_t other_edges_ = 0;
-  // --pull auto: the least share of the edges between intervals that pull turns are used for.
-  static constexpr double kPullShare = 0.25;
   // Edges of the windows this iteration's pull turns marked: the windows would have written
   // and read a message on each (PushNext counts them as the plain turns' cost).
   uint64_t pulled_edges_ = 0;
@@ -1727,21 +1725,6 @@ void Engine<Program>::PlanPull() {
     }
   }
   column_bytes_ = std::max(window_runs + 3 * kDirectAlignment, shard_io_->ColumnBytes() / 4);
-  const uint64_t num_edges = set_.manifest().num_edges;
-  other_edges_ = num_edges;
-  for (uint32_t p = 0; p < n; ++p) {
-    other_edges_ -= set_.Window(p, p + 1).first_edge - set_.Window(p, p).first_edge;
-  }
-  // Pull turns change only what moves between intervals. Where that is a small share of the
-  // edges, what they save does not pay for reading the columns, one request a window at the
-  // start of each turn (cnr-2000 PageRank at 80M, 18 % of the edges between its intervals:
-  // 0.85 s against 0.72 s not pulling, for 0.37 against 0.41 of static's bytes).
-  if (why.empty() && options_.pull == TurnChoice::kAuto &&
-      static_cast<double>(other_edges_) < kPullShare * static_cast<double>(num_edges)) {
-    why = std::to_string(other_edges_ * 100 / std::max<uint64_t>(1, num_edges)) +
-          " % of the edges lie between intervals (--pull auto pulls from " +
-          std::to_string(static_cast<int>(kPullShare * 100)) + " %)";
-  }
   const uint64_t need = (set_.largest_interval() + num_vertices) * sizeof(EdgeValue) +
                         column_bytes_ + uint64_t{n} * n;
   const uint64_t headroom =
@@ -1758,14 +1741,16 @@ void Engine<Program>::PlanPull() {
     return;
   }
   pull_allowed_ = true;
+  other_edges_ = set_.manifest().num_edges;
+  for (uint32_t p = 0; p < n; ++p) {
+    other_edges_ -= set_.Window(p, p + 1).first_edge - set_.Window(p, p).first_edge;
+  }
   pulled_.assign(static_cast<size_t>(n) * n, 0);
   pull_from_.assign(n, 0);
   plan_.pull = need - std::min(need, lent);
   transport_->SetPulled(&pulled_);
   if (options_.detail) {
-    options_.detail("pull turns: " + FormatMiB(need) + " of the plan, for the " +
-                    std::to_string(other_edges_ * 100 / std::max<uint64_t>(1, num_edges)) +
-                    " % of the edges between intervals" +
+    options_.detail("pull turns: " + FormatMiB(need) + " of the plan" +
                     (lent > 0 ? " (" + FormatMiB(lent) + " of it the dynamic shard builds')"
                               : ""));
   }

@@ -389,24 +389,6 @@ TEST_F(RunCliTest, PullTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
   ExpectTurnsUnused("pull", "ads");
 }
 
-// --pull auto leaves alone a set whose intervals send each other few messages: there is
-// little for pull turns to save. Asked for, they run.
-TEST_F(RunCliTest, PullTurnsAutoNeedEdgesBetweenIntervals) {
-  // Three pairs, a pair an interval, and one edge between two of them: symmetrised (each
-  // pair's edges twice), 2 of the 14 edges lie between intervals.
-  const std::string input = Graph("g.txt", "0 1\n1 0\n2 3\n3 2\n4 5\n5 4\n1 2\n");
-  const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
-  ShardSymmetrized(input);
-  auto [out, summary] = RunSymmetrizedCc("", expected);
-  EXPECT_NE(out.find("pull turns not used: 14 % of the edges lie between intervals (--pull auto "
-                     "pulls from 25 %)"),
-            std::string::npos)
-      << out;
-  EXPECT_EQ(SummaryNumber(summary, "intervals_pulled"), 0u) << summary;
-  std::tie(out, summary) = RunSymmetrizedCc("--pull always --push never", expected);
-  EXPECT_GT(SummaryNumber(summary, "intervals_pulled"), 0u) << summary;
-}
-
 TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   const std::string input = Graph("g.txt", kGraph);
   const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
