@@ -389,6 +389,39 @@ TEST_F(RunCliTest, PullTurnsGiveTheStaticAnswerAndSayWhatTheyDid) {
   ExpectTurnsUnused("pull", "ads");
 }
 
+// PageRank on an R-MAT graph pulls while nearly every edge carries a message, then pushes:
+// the push decided after the last pull iteration (weighed against the plain turns that would
+// run instead, not against the pull iteration's bytes) comes after the one plain iteration
+// that consumes the pulled messages, and is not weighed again there. The ranks are static's.
+TEST_F(RunCliTest, PushTurnsFollowPullTurnsAfterOnePlainIteration) {
+  const std::string csr = Path("r14.csr"), shards = Path("r14.shards");
+  Result r = Needle("generate rmat --scale 14 -o " + ShellQuote(csr));
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = Needle("shard " + ShellQuote(csr) + " --intervals 8 --out " + ShellQuote(shards));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::vector<double>> ranks;
+  for (const std::string options : {"--mode static --windows whole", ""}) {
+    r = Needle("run pagerank " + ShellQuote(shards) + " --transport static --memory 64M " +
+               "--tolerance 1e-2 " + options + " --stats " + ShellQuote(Path("s.jsonl")) +
+               " --out " + ShellQuote(Path("pr.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    ranks.emplace_back();
+    for (const auto& row : ReadValues(Path("pr.txt"))) ranks.back().push_back(row.at(0));
+  }
+  std::istringstream lines(testing::ReadFile(Path("s.jsonl")));
+  std::string line;
+  int iteration = 0, last_pulled = -1, first_pushed = -1;
+  while (std::getline(lines, line)) {
+    if (line.find("\"type\":\"iteration\"") == std::string::npos) continue;
+    if (SummaryNumber(line, "intervals_pulled") > 0) last_pulled = iteration;
+    if (SummaryNumber(line, "intervals_pushed") > 0 && first_pushed < 0) first_pushed = iteration;
+    ++iteration;
+  }
+  EXPECT_GE(last_pulled, 1);
+  EXPECT_EQ(first_pushed, last_pulled + 2);
+  EXPECT_EQ(oracle::CompareValues(ranks[0], ranks[1], 0.1, 1e-6), "");
+}
+
 TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
   const std::string input = Graph("g.txt", kGraph);
   const std::vector<uint32_t> expected = oracle::ConnectedComponents(LoadCsr(input));
