@@ -176,7 +176,7 @@ void StaticWindows::Patch(IntervalData& data) {
 
 // Starts interval p's turn: the scatter buffer it will fill (whose older write-back is waited
 // for first, so that no read issued from here on can see a write in progress that no buffer
-// still holds), and the reads of `prefetch` (kNoInterval: none).
+// still holds), and the interval whose reads StartPrefetch issues (kNoInterval: none).
 ScatterBuffer& StaticWindows::BeginTurn(uint32_t p, uint32_t prefetch) {
   const int mine = sequence_[0] <= sequence_[1] ? 0 : 1;
   ScatterBuffer& out = scatter_[mine];
@@ -194,8 +194,8 @@ ScatterBuffer& StaticWindows::BeginTurn(uint32_t p, uint32_t prefetch) {
                 out.bytes.data() + out.offsets[d.interval], bytes);
   }
   out.interval = kNoInterval;  // its old contents are on disk now
-  prefetch_ = prefetch != p && (prefetch == kNoInterval || !Streamed(prefetch)) ? prefetch
-                                                                                : kNoInterval;
+  prefetch_ = prefetch != kNoInterval && prefetch != p && !Streamed(prefetch) ? prefetch
+                                                                              : kNoInterval;
   io_->Prepare(p, out);
   sequence_[mine] = ++turns_;
   return out;

@@ -45,13 +45,12 @@ VertexStore::VertexStore(VertexStore&& other) noexcept
       slots_{std::move(other.slots_[0]), std::move(other.slots_[1])},
       current_(other.current_),
       ahead_(std::exchange(other.ahead_, -1)),
-      in_flight_(std::exchange(other.in_flight_, false)),
       ticket_(other.ticket_),
       edges_(std::move(other.edges_)) {}
 
 VertexStore::~VertexStore() {
   try {
-    WaitAhead();
+    DropAhead();
   } catch (...) {  // a read ahead that failed: nothing uses it now
   }
 }
@@ -67,17 +66,11 @@ VertexStore::Slot& VertexStore::Cover(int slot, uint64_t begin, uint64_t end) {
   return s;
 }
 
-void VertexStore::WaitAhead() {
-  if (!in_flight_) return;
-  in_flight_ = false;
-  io_->Wait(ticket_);
-}
-
 void VertexStore::DropAhead() {
   if (ahead_ < 0) return;
   const int slot = std::exchange(ahead_, -1);
   slots_[slot].end = slots_[slot].begin;  // holds nothing a Load could take
-  WaitAhead();
+  io_->Wait(ticket_);
 }
 
 void VertexStore::DropAheadOver(uint64_t begin, uint64_t end) {
@@ -88,7 +81,7 @@ std::byte* VertexStore::Load(uint64_t begin, uint64_t end) {
   if (ahead_ >= 0 && slots_[ahead_].begin == begin && slots_[ahead_].end == end &&
       begin < end) {
     current_ = std::exchange(ahead_, -1);
-    WaitAhead();
+    io_->Wait(ticket_);
     return At(slots_[current_]);
   }
   DropAhead();
@@ -114,7 +107,6 @@ void VertexStore::Prefetch(uint64_t begin, uint64_t end) {
   const IoRequest read{&file_, s.base, s.buffer.data(), AlignUp(end * width_) - s.base,
                        /*write=*/false};
   ticket_ = io_->Submit({&read, 1});
-  in_flight_ = true;
   ahead_ = slot;
 }
 

@@ -63,8 +63,7 @@ class VertexStore {
   // Points `slot` at [begin, end) (checked), growing its buffer to the range's blocks.
   Slot& Cover(int slot, uint64_t begin, uint64_t end);
   std::byte* At(Slot& s) { return s.buffer.data() + (s.begin * width_ - s.base); }
-  void WaitAhead();  // for the read ahead in flight, if any; it stays in its slot
-  void DropAhead();
+  void DropAhead();  // waits for the read ahead in flight, if any, and forgets it
   void DropAheadOver(uint64_t begin, uint64_t end);  // if it overlaps [begin, end)
 
   IoBackend* io_;
@@ -73,8 +72,7 @@ class VertexStore {
   size_t width_;
   Slot slots_[2];
   int current_ = 0;  // the slot Load or Fresh returned last
-  int ahead_ = -1;   // the slot a Prefetch reads into, while its range is not loaded
-  bool in_flight_ = false;
+  int ahead_ = -1;   // the slot a Prefetch reads into (ticket_), until loaded or dropped
   IoBackend::Ticket ticket_ = 0;
   AlignedBuffer edges_;  // the first and last blocks around a range, read back by Store
 };
