@@ -64,6 +64,7 @@
 #include "engine/interval_io.h"
 #include "engine/memory_plan.h"
 #include "engine/program.h"
+#include "engine/pull_columns.h"
 #include "engine/resident_shards.h"
 #include "engine/routed_gather.h"
 #include "engine/run_stats.h"
@@ -300,6 +301,7 @@ class Engine {
       if (transport_) transport_->Finish();
     } catch (...) {  // the run's error has been reported already
     }
+    columns_.reset();  // waits for its reads
     io_->UnregisterBuffers();  // before the buffers are freed
   }
   Engine(const Engine&) = delete;
@@ -368,7 +370,7 @@ class Engine {
     push_buffer_ = AlignedBuffer();
     std::vector<EdgeValue>().swap(out_msg_);
     std::vector<EdgeValue>().swap(msgs_);
-    column_ = AlignedBuffer();
+    columns_.reset();
   }
   // The static windows over `set` (the static shards or a dynamic shard set).
   std::unique_ptr<Transport> MakeStaticWindows(const ShardSet& set, IntervalIo& io,
@@ -668,7 +670,8 @@ class Engine {
   // and whether this iteration's turns do; every vertex's last message to other intervals
   // (msgs_, allocated while pulling); the windows (q, p), shard-major, whose messages wait
   // there for q's next turn (pulled_, and how many), and those of them the current turn
-  // takes (pull_from_, per r); the source runs a turn reads of them (column_, at column_at_).
+  // takes (pull_from_, per r); the source runs a turn reads of them (columns_, allocated while
+  // pulling, in column_bytes_).
   bool pull_allowed_ = false;
   bool pull_ = false;
   std::vector<EdgeValue> msgs_;
@@ -677,9 +680,11 @@ class Engine {
   std::vector<uint8_t> pull_from_;
   bool pull_in_ = false;  // pull_from_ has a window this turn
   uint64_t column_bytes_ = 0;
-  AlignedBuffer column_;
-  std::vector<uint64_t> column_at_;
+  std::optional<PullColumns> columns_;
   void PlanPull();
+  // Starts reading the runs the turn after p's, `next`, pulls (as far as they are known: the
+  // windows marked for it, and (next, p) if p pulls), while p computes.
+  void PrefetchColumn(uint32_t p, uint32_t next);
   // Why push and pull turns cannot apply to this run ("": they can).
   std::string TurnsUnusable() const {
     if (plan_.transport != TransportChoice::kStatic) return "the shard set is held in memory";
@@ -888,6 +893,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   // that these did not wait behind them).
   transport_->StartPrefetch();
   PrefetchValues(p, next);
+  PrefetchColumn(p, next);
   forward_ = true;
   if (logs_) stats_.edges_loaded += logs_->size(p);
   uint64_t changed = Pass(p, iteration, data, values, /*inner=*/false);
@@ -1716,15 +1722,13 @@ void Engine<Program>::PlanPull() {
   std::string why = TurnsUnusable();
   const uint32_t n = num_intervals();
   const uint64_t num_vertices = set_.manifest().num_vertices;
-  // The column buffer holds at least the largest window's runs, and reads the rest in
-  // batches: a quarter of what every window of the largest column would take at once.
   uint64_t window_runs = 0;
   for (uint32_t q = 0; q < n; ++q) {
     for (uint32_t r = 0; r < n; ++r) {
       window_runs = std::max(window_runs, set_.ScatterOffset(q + 1, r) - set_.ScatterOffset(q, r));
     }
   }
-  column_bytes_ = std::max(window_runs + 3 * kDirectAlignment, shard_io_->ColumnBytes() / 4);
+  column_bytes_ = PullColumns::Bytes(window_runs, shard_io_->ColumnBytes());
   const uint64_t need = (set_.largest_interval() + num_vertices) * sizeof(EdgeValue) +
                         column_bytes_ + uint64_t{n} * n;
   const uint64_t headroom =
@@ -1779,7 +1783,7 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
   }
   if (push_) {
     std::vector<EdgeValue>().swap(msgs_);
-    column_ = AlignedBuffer();
+    columns_.reset();
     if (!out_adj_) BuildOutAdjacency();
     if (push_buffer_.size() == 0) push_buffer_ = AlignedBuffer(kPushReadBytes);
     if (!logs_) logs_.emplace(num_intervals(), push_log_bytes_);
@@ -1788,7 +1792,7 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
     logs_.reset();
     push_buffer_ = AlignedBuffer();
     if (msgs_.empty()) msgs_.assign(set_.manifest().num_vertices, program_.identity());
-    if (column_.size() == 0) column_ = AlignedBuffer(column_bytes_);
+    if (!columns_) columns_.emplace(*shard_io_, num_intervals(), column_bytes_);
   }
 }
 
@@ -1804,16 +1808,14 @@ void Engine<Program>::PullIn(uint32_t p) {
   if (!pull_in_) return;
   uint32_t damaged = n;  // the first window whose runs do not decode
   RunDecodeStatus damage;
-  for (uint32_t r = 0; r < n;) {
-    const auto t = Clock::now();
-    const uint32_t next = shard_io_->ReadColumn(p, pull_from_.data(), r, column_, column_at_);
-    stats_.io_wait_seconds += Since(t);
+  columns_->ForEachBatch(p, pull_from_.data(), &stats_.io_wait_seconds, [&](uint32_t from,
+                                                                            uint32_t next) {
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
-    for (uint32_t w = r; w < next; ++w) {
+    for (uint32_t w = from; w < next; ++w) {
       if (!pull_from_[w]) continue;
       auto* messages = reinterpret_cast<EdgeValue*>(transport_->PulledMessages(w));
       const WindowEntry &first = set_.Window(p, w), &last = set_.Window(p, w + 1);
-      const auto* bytes = reinterpret_cast<const uint8_t*>(column_.data() + column_at_[w]);
+      const uint8_t* bytes = columns_->Runs(w);
       const uint64_t length = set_.ScatterOffset(p + 1, w) - set_.ScatterOffset(p, w);
       uint64_t at = 0;
       const RunDecodeStatus status = DecodeRuns(
@@ -1837,8 +1839,18 @@ void Engine<Program>::PullIn(uint32_t p) {
                           std::string("window of shard ") + std::to_string(p) + ": " +
                               damage.error + " (the scatter index is damaged)");
     }
-    r = next;
+  });
+}
+
+template <GasProgram Program>
+void Engine<Program>::PrefetchColumn(uint32_t p, uint32_t next) {
+  if (!columns_ || next == kNoInterval || next == p) return;
+  const uint32_t n = num_intervals();
+  std::vector<uint8_t> wanted(n);
+  for (uint32_t r = 0; r < n; ++r) {
+    wanted[r] = r != next && (pulled_[static_cast<size_t>(next) * n + r] || (pull_ && r == p));
   }
+  columns_->Prefetch(next, std::move(wanted));
 }
 
 template <GasProgram Program>
@@ -2136,6 +2148,7 @@ RunSummary Engine<Program>::Run() {
       }
       if (build) {
         std::vector<EdgeValue>().swap(msgs_);  // pull turns lend their room to the build
+        columns_.reset();
         BuildDynamic(kSent);
         ++summary.dynamic_builds;
         served_ = 0;

@@ -311,8 +311,9 @@ uint64_t IntervalIo::ColumnBytes() const {
   return most;
 }
 
-uint32_t IntervalIo::ReadColumn(uint32_t q, const uint8_t* wanted, uint32_t from,
-                                AlignedBuffer& buffer, std::vector<uint64_t>& at) {
+IntervalIo::ColumnBatch IntervalIo::StartColumn(uint32_t q, const uint8_t* wanted, uint32_t from,
+                                                std::byte* buffer, uint64_t size,
+                                                uint64_t origin, std::vector<uint64_t>& at) {
   const uint32_t n = set_->num_intervals();
   at.resize(n);
   requests_.clear();
@@ -322,28 +323,27 @@ uint32_t IntervalIo::ReadColumn(uint32_t q, const uint8_t* wanted, uint32_t from
     const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
     if (!wanted[r] || end == begin) continue;
     if (r < held_runs_at_.size() && held_runs_at_[r] != UINT64_MAX) {  // from memory
-      if (pos + (end - begin) > buffer.size()) {
+      if (pos + (end - begin) > size) {
         if (r > from) break;  // the next batch
-        throw std::logic_error("IntervalIo::ReadColumn: a window's runs do not fit the buffer");
+        throw std::logic_error("IntervalIo::StartColumn: a window's runs do not fit the buffer");
       }
-      std::memcpy(buffer.data() + pos, held_runs_.data() + held_runs_at_[r] + begin, end - begin);
-      at[r] = pos;
+      std::memcpy(buffer + pos, held_runs_.data() + held_runs_at_[r] + begin, end - begin);
+      at[r] = origin + pos;
       pos += end - begin;
       continue;
     }
     const uint64_t unit = scatter_[r].alignment();
     const Cover c = CoverOf(begin, end, unit);
     const uint64_t place = AlignUp(pos, unit);
-    if (place + c.length > buffer.size()) {
+    if (place + c.length > size) {
       if (r > from) break;  // the next batch
-      throw std::logic_error("IntervalIo::ReadColumn: a window's runs do not fit the buffer");
+      throw std::logic_error("IntervalIo::StartColumn: a window's runs do not fit the buffer");
     }
-    requests_.push_back({&scatter_[r], c.offset, buffer.data() + place, c.length});
-    at[r] = place + c.skip;
+    requests_.push_back({&scatter_[r], c.offset, buffer + place, c.length});
+    at[r] = origin + place + c.skip;
     pos = place + c.length;
   }
-  if (!requests_.empty()) io_->Run(requests_);
-  return r;
+  return {r, io_->Submit(requests_)};
 }
 
 void IntervalIo::LoadDegrees(uint32_t p, IntervalData& data) {

@@ -163,16 +163,21 @@ class IntervalIo {
     held_runs_ = AlignedBuffer();
     held_runs_at_.clear();
   }
-  // Pull turns (engine.h): the runs of window (q, r) for the r with wanted[r], from the scatter
-  // index of each such r, into `buffer`: from r = `from` on, as many windows as the buffer
-  // holds (at least one: the buffer holds the largest window's runs and 3 alignment units), in
-  // one batch; waits, and returns the first r not read (num_intervals(): none is left).
-  // at[r]: where window (q, r)'s runs begin in the buffer. Scatter indexes held in memory
-  // (HoldRuns) are copied, not read. ColumnBytes(): what the windows of the largest column
+  // Pull turns (pull_columns.h): the runs of window (q, r) for the r with wanted[r], from the
+  // scatter index of each such r, into buffer[0, size) (aligned to kDirectAlignment): from
+  // r = `from` on, as many windows as it holds (at least one: size holds the largest window's
+  // runs and 3 alignment units), in one batch. at[r]: where window (q, r)'s runs will begin,
+  // counted from buffer - origin. Returns the first r not in the batch (num_intervals(): none
+  // is left) and the ticket to wait for before the runs are read. Scatter indexes held in
+  // memory (HoldRuns) are copied at once. ColumnBytes(): what the windows of the largest column
   // take at once. Throws Error.
+  struct ColumnBatch {
+    uint32_t next;
+    IoBackend::Ticket ticket;
+  };
   uint64_t ColumnBytes() const;
-  uint32_t ReadColumn(uint32_t q, const uint8_t* wanted, uint32_t from, AlignedBuffer& buffer,
-                      std::vector<uint64_t>& at);
+  ColumnBatch StartColumn(uint32_t q, const uint8_t* wanted, uint32_t from, std::byte* buffer,
+                          uint64_t size, uint64_t origin, std::vector<uint64_t>& at);
   // Reads only the degrees of p into data (and waits).
   void LoadDegrees(uint32_t p, IntervalData& data);
   void FinishLoad(IntervalData& data);
