@@ -1865,9 +1865,54 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
   }
   std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
   ++stats_.intervals_pulled;
-  // The windows the messages reach, found as a turn filling them would, without the fill.
-  stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
-                                         Windows::kOthersOnly, /*fill=*/false);
+  if (!own_runs_) {
+    // The windows the messages reach, found as a turn filling them would, without the fill.
+    stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
+                                           Windows::kOthersOnly, /*fill=*/false);
+  } else {
+    // The same without decoding every run: the edges that carry a message to other intervals
+    // are a sender's out-edges but those in window (p, p) (own_start_), and a window carries
+    // from its first run whose source sent (decoded up to there).
+    const EdgeValue identity = program_.identity();
+    const uint32_t* out_degrees = data.OutDegrees();
+    const uint32_t count = end - begin;
+    uint64_t others = 0;
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : others)
+    for (uint32_t u = 0; u < count; ++u) {
+      if (out_msg_[u] == identity) continue;
+      others += out_degrees[u] - (own_start_[u + 1] - own_start_[u]);
+    }
+    stats_.edges_changed += others;
+    others_changed_ += others;
+    uint32_t damaged = n;  // the first window whose runs do not decode
+    RunDecodeStatus damage;
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+    for (uint32_t q = 0; q < n; ++q) {
+      if (q == p) continue;
+      bool hit = false;
+      const WindowEntry &first = set_.Window(q, p), &last = set_.Window(q, p + 1);
+      const RunDecodeStatus status = DecodeRuns(
+          data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run, begin, end,
+          last.first_edge - first.first_edge, [&](uint32_t source, uint64_t) {
+            hit = !(out_msg_[source - begin] == identity);
+            return !hit;
+          });
+      if (!status.ok()) {
+#pragma omp critical(needle_pull_damage)
+        if (q < damaged) {
+          damaged = q;
+          damage = status;
+        }
+      }
+      carries_[q] = hit;
+      if (hit) pending_[q] = 1;
+    }
+    if (damaged < n) {
+      throw Error::AtByte(set_.ScatterIndexPath(p), set_.ScatterOffset(damaged, p) + damage.at,
+                          std::string("window of shard ") + std::to_string(damaged) + ": " +
+                              damage.error + " (the scatter index is damaged)");
+    }
+  }
   for (uint32_t q = 0; q < n; ++q) {
     if (q == p || !carries_[q]) continue;
     carries_[q] = 0;

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "shards/shard_layout.h"
 
@@ -79,7 +80,8 @@ struct RunDecodeStatus {
 // its source lies in [base, end) and above the previous run's, and that the counts so far stay
 // within `edges`; after the last run, that the counts sum to `edges` and that the runs took
 // exactly the bytes [in, limit). The first failure ends the decoding (f has seen only the
-// runs before it) and is returned.
+// runs before it) and is returned. An f that returns bool stops the decoding by returning
+// false (what is left is not checked).
 template <class F>
 RunDecodeStatus DecodeRuns(const uint8_t* in, const uint8_t* limit, uint64_t runs, uint32_t base,
                            uint32_t end, uint64_t edges, F&& f) {
@@ -100,7 +102,11 @@ RunDecodeStatus DecodeRuns(const uint8_t* in, const uint8_t* limit, uint64_t run
     total += uint64_t{count} + 1;
     if (total > edges) return fail("the runs hold more edges than the window");
     p = next;
-    f(static_cast<uint32_t>(source), uint64_t{count} + 1);
+    if constexpr (std::is_same_v<decltype(f(uint32_t{}, uint64_t{})), bool>) {
+      if (!f(static_cast<uint32_t>(source), uint64_t{count} + 1)) return {};
+    } else {
+      f(static_cast<uint32_t>(source), uint64_t{count} + 1);
+    }
   }
   if (total != edges) return fail("the runs hold fewer edges than the window");
   if (p != limit) return fail("the window's runs do not fill its bytes");
