@@ -96,6 +96,20 @@ TEST_F(OutAdjacencyTest, HoldsEveryVertexsOutEdgesInOrder) {
   Check(rmat, 3, IoKind::kPread, false, 0, 4096);
 }
 
+TEST_F(OutAdjacencyTest, BuildsAnIntervalInManyBlocks) {
+  // 131,072 edges: an interval's out-edges take several of the smallest buffer's blocks of
+  // about 16 Ki edges, each window's runs taken block after block.
+  RmatOptions options;
+  options.scale = 14;
+  options.edge_factor = 8;
+  const std::string rmat = File("rmat14.el");
+  WriteEdgeListText(GenerateRmat(options), rmat);
+  for (const uint32_t parts : {1u, 3u}) {
+    Check(rmat, parts, IoKind::kUring, true, 0, uint64_t{1} << 20);
+    Check(rmat, parts, IoKind::kPread, false, 0, uint64_t{1} << 20);
+  }
+}
+
 TEST_F(OutAdjacencyTest, CopiesAHubLargerThanABlock) {
   // Vertex 5 sends to 60,000 vertices (more than the smallest build buffer's block of about
   // 16 Ki edges), the others to a few.
