@@ -20,6 +20,15 @@ namespace {
 
 class OutAdjacencyTest : public WithTempDir<::testing::Test> {
  protected:
+  // An R-MAT graph of 2^scale vertices and 8 edges a vertex, written as text.
+  std::string Rmat(uint32_t scale) {
+    RmatOptions options;
+    options.scale = scale;
+    options.edge_factor = 8;
+    const std::string path = File("rmat" + std::to_string(scale) + ".el");
+    WriteEdgeListText(GenerateRmat(options), path);
+    return path;
+  }
   // Builds the out-adjacency of `input` sharded into `parts` intervals and checks every
   // vertex's targets, read through a buffer of `read_bytes`.
   void Check(const std::string& input, uint32_t parts, IoKind kind, bool direct,
@@ -79,11 +88,7 @@ class OutAdjacencyTest : public WithTempDir<::testing::Test> {
 };
 
 TEST_F(OutAdjacencyTest, HoldsEveryVertexsOutEdgesInOrder) {
-  RmatOptions options;
-  options.scale = 11;
-  options.edge_factor = 8;
-  const std::string rmat = File("rmat.el");
-  WriteEdgeListText(GenerateRmat(options), rmat);
+  const std::string rmat = Rmat(11);
   for (const uint32_t parts : {1u, 3u, 8u}) {
     for (const IoKind kind : {IoKind::kPread, IoKind::kUring}) {
       for (const bool direct : {false, true}) {
@@ -99,11 +104,7 @@ TEST_F(OutAdjacencyTest, HoldsEveryVertexsOutEdgesInOrder) {
 TEST_F(OutAdjacencyTest, BuildsAnIntervalInManyBlocks) {
   // 131,072 edges: an interval's out-edges take several of the smallest buffer's blocks of
   // about 16 Ki edges, each window's runs taken block after block.
-  RmatOptions options;
-  options.scale = 14;
-  options.edge_factor = 8;
-  const std::string rmat = File("rmat14.el");
-  WriteEdgeListText(GenerateRmat(options), rmat);
+  const std::string rmat = Rmat(14);
   for (const uint32_t parts : {1u, 3u}) {
     Check(rmat, parts, IoKind::kUring, true, 0, uint64_t{1} << 20);
     Check(rmat, parts, IoKind::kPread, false, 0, uint64_t{1} << 20);
