@@ -732,11 +732,13 @@ class Engine {
   void PushOut(uint32_t p, const IntervalData& data);
   // Fills windows (q, p) from `messages` (per vertex of p): window (p, p) only (own_only) or
   // every other one (others_only), or all; merge: combine with what this turn wrote there.
-  // Returns the edges given a message. fill false: only finds which windows carry one
-  // (carries_, pending_) and counts, writing nothing (pull turns).
+  // Returns the edges given a message. Pull turns write nothing: kCount only finds which
+  // windows carry one (carries_, pending_) and counts; kFind decodes each window up to its
+  // first message and counts nothing (returns 0).
   enum class Windows { kAll, kOwnOnly, kOthersOnly };
+  enum class Fill { kFill, kCount, kFind };
   uint64_t ScatterWindows(uint32_t p, const IntervalData& data, const EdgeValue* messages,
-                          bool merge, Windows which, bool fill = true);
+                          bool merge, Windows which, Fill fill = Fill::kFill);
 };
 
 template <GasProgram Program>
@@ -1561,7 +1563,8 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
 template <GasProgram Program>
 uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
                                          const EdgeValue* messages, bool merge, Windows which,
-                                         bool fill) {
+                                         Fill how) {
+  const bool fill = how == Fill::kFill;
   const VertexId begin = set_.interval_begin(p);
   const EdgeValue identity = program_.identity();
   // The runs of window (q, p) come from p's scatter index (run_codec.h: about 2 bytes a run),
@@ -1601,10 +1604,17 @@ uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
       }
       at += count;
     };
+    auto find = [&](uint32_t source, uint64_t) {  // stops at the window's first message
+      hit = !(messages[source - begin] == identity);
+      return !hit;
+    };
     const WindowEntry &first = cur_->Window(q, p), &last = cur_->Window(q, p + 1);
+    const uint8_t *runs = data.RunBytes(q), *runs_end = data.RunBytes(q + 1);
+    const uint64_t num_runs = last.first_run - first.first_run;
+    const uint64_t edges = last.first_edge - first.first_edge;
     const RunDecodeStatus status =
-        DecodeRuns(data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run,
-                   begin, end, last.first_edge - first.first_edge, visit);
+        how == Fill::kFind ? DecodeRuns(runs, runs_end, num_runs, begin, end, edges, find)
+                           : DecodeRuns(runs, runs_end, num_runs, begin, end, edges, visit);
     if (!status.ok()) {
 #pragma omp critical(needle_scatter_damage)
       if (q < damaged) {
@@ -1865,14 +1875,14 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
   }
   std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
   ++stats_.intervals_pulled;
+  // The windows the messages reach, found as a turn filling them would, without the fill.
   if (!own_runs_) {
-    // The windows the messages reach, found as a turn filling them would, without the fill.
     stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
-                                           Windows::kOthersOnly, /*fill=*/false);
+                                           Windows::kOthersOnly, Fill::kCount);
   } else {
-    // The same without decoding every run: the edges that carry a message to other intervals
-    // are a sender's out-edges but those in window (p, p) (own_start_), and a window carries
-    // from its first run whose source sent (decoded up to there).
+    // Without decoding every run: the edges that carry a message to other intervals are a
+    // sender's out-edges but those in window (p, p) (own_start_), and a window carries from
+    // its first run whose source sent.
     const EdgeValue identity = program_.identity();
     const uint32_t* out_degrees = data.OutDegrees();
     const uint32_t count = end - begin;
@@ -1884,34 +1894,7 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
     }
     stats_.edges_changed += others;
     others_changed_ += others;
-    uint32_t damaged = n;  // the first window whose runs do not decode
-    RunDecodeStatus damage;
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
-    for (uint32_t q = 0; q < n; ++q) {
-      if (q == p) continue;
-      bool hit = false;
-      const WindowEntry &first = set_.Window(q, p), &last = set_.Window(q, p + 1);
-      const RunDecodeStatus status = DecodeRuns(
-          data.RunBytes(q), data.RunBytes(q + 1), last.first_run - first.first_run, begin, end,
-          last.first_edge - first.first_edge, [&](uint32_t source, uint64_t) {
-            hit = !(out_msg_[source - begin] == identity);
-            return !hit;
-          });
-      if (!status.ok()) {
-#pragma omp critical(needle_pull_damage)
-        if (q < damaged) {
-          damaged = q;
-          damage = status;
-        }
-      }
-      carries_[q] = hit;
-      if (hit) pending_[q] = 1;
-    }
-    if (damaged < n) {
-      throw Error::AtByte(set_.ScatterIndexPath(p), set_.ScatterOffset(damaged, p) + damage.at,
-                          std::string("window of shard ") + std::to_string(damaged) + ": " +
-                              damage.error + " (the scatter index is damaged)");
-    }
+    ScatterWindows(p, data, out_msg_.data(), /*merge=*/false, Windows::kOthersOnly, Fill::kFind);
   }
   for (uint32_t q = 0; q < n; ++q) {
     if (q == p || !carries_[q]) continue;
