@@ -241,6 +241,10 @@ class Engine {
     const EdgeValue identity = program_.identity();
     identity_.resize(sizeof(EdgeValue));
     std::memcpy(identity_.data(), &identity, sizeof(EdgeValue));
+    if (!options_.hold_scatter_indexes) {
+      plan_.runs = 0;
+      plan_.runs_shared = false;
+    }
     if (plan_.transport == TransportChoice::kResident) {
       transport_ = std::make_unique<ResidentShards>(set, *shard_io_, *edges_, stats_);
     } else {
@@ -291,6 +295,10 @@ class Engine {
     }
     PlanPull();
     PlanPush();
+    if (pull_allowed_ || push_allowed_) {
+      own_runs_only_.assign(set.num_intervals(), 0);
+      transport_->SetOwnRunsOnly(&own_runs_only_);
+    }
   }
   Engine(ShardSet&&, Program, EngineOptions) = delete;
 
@@ -370,6 +378,7 @@ class Engine {
     push_buffer_ = AlignedBuffer();
     std::vector<EdgeValue>().swap(out_msg_);
     std::vector<EdgeValue>().swap(msgs_);
+    std::vector<uint64_t>().swap(sent_);
     columns_.reset();
   }
   // The static windows over `set` (the static shards or a dynamic shard set).
@@ -381,6 +390,7 @@ class Engine {
                                         options_.max_inner_passes > 0, options_.sparse_own_share,
                                         options_.sparse_own_min_edges);
     if (&set == &set_ && pull_allowed_) windows->SetPulled(&pulled_);
+    if (&set == &set_ && !own_runs_only_.empty()) windows->SetOwnRunsOnly(&own_runs_only_);
     // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
     // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
     if (options_.io.direct) buffers_registered_ = io_->RegisterBuffers(windows->Buffers());
@@ -711,6 +721,24 @@ class Engine {
                ? kDynamicBuildBytes
                : 0;
   }
+  // Push and pull turns send to other intervals from memory: own_runs_only_[p] lets a load of
+  // p read only window (p, p)'s runs of its scatter index (Transport::SetOwnRunsOnly), set
+  // for the iteration's turns when they push, or pull and PullsWithoutRows(p).
+  std::vector<uint8_t> own_runs_only_;
+  void SetOwnRunsOnly();
+  // A pull turn without the runs of its other windows finds those its messages reach from
+  // each window (q, p)'s first and last source (window_sources_, shard-major; known for p
+  // once a pull turn of p decoded them all: sources_known_[p]): a window carries when a
+  // sender lies between them (sent_, a bit per vertex of p). It needs window (p, p)'s runs
+  // decoded (own_runs_) unless that window is empty.
+  std::vector<std::pair<uint32_t, uint32_t>> window_sources_;
+  std::vector<uint8_t> sources_known_;
+  std::vector<uint64_t> sent_;
+  bool PullsWithoutRows(uint32_t p) const {
+    const bool own_empty = set_.Window(p, p + 1).first_edge == set_.Window(p, p).first_edge;
+    return sources_known_[p] && (own_empty || options_.max_inner_passes > 0);
+  }
+  void MarkBySources(uint32_t p);
   // The turn of p, before its first pass: puts the messages of its pulled windows in place.
   void PullIn(uint32_t p);
   // The end of a pull turn of p: keeps its messages in msgs_, marks the windows they reach.
@@ -734,9 +762,10 @@ class Engine {
   // every other one (others_only), or all; merge: combine with what this turn wrote there.
   // Returns the edges given a message. Pull turns write nothing: kCount only finds which
   // windows carry one (carries_, pending_) and counts; kFind decodes each window up to its
-  // first message and counts nothing (returns 0).
+  // first message and counts nothing (returns 0); kBound is kFind that decodes every run and
+  // keeps each window's first and last source (window_sources_).
   enum class Windows { kAll, kOwnOnly, kOthersOnly };
-  enum class Fill { kFill, kCount, kFind };
+  enum class Fill { kFill, kCount, kFind, kBound };
   uint64_t ScatterWindows(uint32_t p, const IntervalData& data, const EdgeValue* messages,
                           bool merge, Windows which, Fill fill = Fill::kFill);
 };
@@ -939,6 +968,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     dirty_[p] = std::any_of(carries_.begin(), carries_.end(), [](uint8_t c) { return c != 0; });
     transport_->EndCompute(carries_.data());
   }
+  if (!data.all_runs) ++stats_.intervals_own_runs;
   stats_.compute_seconds += Since(t);
   ++stats_.intervals_computed;
   StoreValues(p);
@@ -1555,6 +1585,8 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
       }
     }
     which = Windows::kOwnOnly;
+  } else {
+    transport_->LoadAllRuns();  // (a load for a push or pull turn may have read only (p, p)'s)
   }
   edges_changed += ScatterWindows(p, data, message_.data(), merge, which);
   stats_.edges_changed += edges_changed;
@@ -1608,13 +1640,21 @@ uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
       hit = !(messages[source - begin] == identity);
       return !hit;
     };
+    std::pair<uint32_t, uint32_t> sources{1, 0};  // kBound: the window's first and last
+    auto bound = [&](uint32_t source, uint64_t) {
+      hit = hit || !(messages[source - begin] == identity);
+      if (sources.first > sources.second) sources.first = source;
+      sources.second = source;
+    };
     const WindowEntry &first = cur_->Window(q, p), &last = cur_->Window(q, p + 1);
     const uint8_t *runs = data.RunBytes(q), *runs_end = data.RunBytes(q + 1);
     const uint64_t num_runs = last.first_run - first.first_run;
     const uint64_t edges = last.first_edge - first.first_edge;
     const RunDecodeStatus status =
-        how == Fill::kFind ? DecodeRuns(runs, runs_end, num_runs, begin, end, edges, find)
-                           : DecodeRuns(runs, runs_end, num_runs, begin, end, edges, visit);
+        how == Fill::kFind    ? DecodeRuns(runs, runs_end, num_runs, begin, end, edges, find)
+        : how == Fill::kBound ? DecodeRuns(runs, runs_end, num_runs, begin, end, edges, bound)
+                              : DecodeRuns(runs, runs_end, num_runs, begin, end, edges, visit);
+    if (how == Fill::kBound) window_sources_[static_cast<size_t>(q) * n + p] = sources;
     if (!status.ok()) {
 #pragma omp critical(needle_scatter_damage)
       if (q < damaged) {
@@ -1651,6 +1691,7 @@ void Engine<Program>::PushOut(uint32_t p, const IntervalData& data) {
   if (!logs_->Fits(edges, num_intervals())) {
     // The logs are full: this turn fills the windows, as a turn that does not push.
     ++stats_.push_fallbacks;
+    transport_->LoadAllRuns();
     stats_.edges_changed +=
         ScatterWindows(p, data, out_msg_.data(), /*merge=*/false, Windows::kOthersOnly);
     return;
@@ -1739,8 +1780,10 @@ void Engine<Program>::PlanPull() {
     }
   }
   column_bytes_ = PullColumns::Bytes(window_runs, shard_io_->ColumnBytes());
+  // out_msg_ and msgs_, the column buffer, pulled_, window_sources_ and sources_known_, sent_
   const uint64_t need = (set_.largest_interval() + num_vertices) * sizeof(EdgeValue) +
-                        column_bytes_ + uint64_t{n} * n;
+                        column_bytes_ + uint64_t{n} * n * (1 + 2 * sizeof(uint32_t)) + n +
+                        (set_.largest_interval() / 64 + 1) * sizeof(uint64_t);
   const uint64_t headroom =
       options_.memory_bytes > plan_.Total() ? options_.memory_bytes - plan_.Total() : 0;
   // In mode auto the dynamic shard builds' room is lent, as to push turns (PlanPush): a set is
@@ -1761,6 +1804,8 @@ void Engine<Program>::PlanPull() {
   }
   pulled_.assign(static_cast<size_t>(n) * n, 0);
   pull_from_.assign(n, 0);
+  window_sources_.assign(static_cast<size_t>(n) * n, {1, 0});
+  sources_known_.assign(n, 0);
   plan_.pull = need - std::min(need, lent);
   transport_->SetPulled(&pulled_);
   if (options_.detail) {
@@ -1793,6 +1838,7 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
   }
   if (push_) {
     std::vector<EdgeValue>().swap(msgs_);
+    std::vector<uint64_t>().swap(sent_);
     columns_.reset();
     if (!out_adj_) BuildOutAdjacency();
     if (push_buffer_.size() == 0) push_buffer_ = AlignedBuffer(kPushReadBytes);
@@ -1802,7 +1848,16 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
     logs_.reset();
     push_buffer_ = AlignedBuffer();
     if (msgs_.empty()) msgs_.assign(set_.manifest().num_vertices, program_.identity());
+    if (sent_.empty()) sent_.assign(set_.largest_interval() / 64 + 1, 0);
     if (!columns_) columns_.emplace(*shard_io_, num_intervals(), column_bytes_);
+  }
+  SetOwnRunsOnly();
+}
+
+template <GasProgram Program>
+void Engine<Program>::SetOwnRunsOnly() {
+  for (uint32_t p = 0; p < own_runs_only_.size(); ++p) {
+    own_runs_only_[p] = push_ || (pull_ && PullsWithoutRows(p));
   }
 }
 
@@ -1876,13 +1931,16 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
   std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
   ++stats_.intervals_pulled;
   // The windows the messages reach, found as a turn filling them would, without the fill.
-  if (!own_runs_) {
+  const bool own_empty = set_.Window(p, p + 1).first_edge == set_.Window(p, p).first_edge;
+  if (!own_runs_ && !own_empty) {
+    transport_->LoadAllRuns();
     stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
                                            Windows::kOthersOnly, Fill::kCount);
   } else {
     // Without decoding every run: the edges that carry a message to other intervals are a
     // sender's out-edges but those in window (p, p) (own_start_), and a window carries from
-    // its first run whose source sent.
+    // its first run whose source sent (or, without its runs, when a sender lies between its
+    // first and last source).
     const EdgeValue identity = program_.identity();
     const uint32_t* out_degrees = data.OutDegrees();
     const uint32_t count = end - begin;
@@ -1890,11 +1948,22 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
 #pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : others)
     for (uint32_t u = 0; u < count; ++u) {
       if (out_msg_[u] == identity) continue;
-      others += out_degrees[u] - (own_start_[u + 1] - own_start_[u]);
+      others += out_degrees[u] - (own_runs_ ? own_start_[u + 1] - own_start_[u] : 0);
     }
     stats_.edges_changed += others;
     others_changed_ += others;
-    ScatterWindows(p, data, out_msg_.data(), /*merge=*/false, Windows::kOthersOnly, Fill::kFind);
+    if (sources_known_[p] && !data.all_runs) {
+      MarkBySources(p);
+    } else if (sources_known_[p]) {
+      ScatterWindows(p, data, out_msg_.data(), /*merge=*/false, Windows::kOthersOnly,
+                     Fill::kFind);
+    } else {
+      transport_->LoadAllRuns();  // (a load issued for a push turn read only (p, p)'s)
+      ScatterWindows(p, data, out_msg_.data(), /*merge=*/false, Windows::kOthersOnly,
+                     Fill::kBound);
+      sources_known_[p] = 1;
+      own_runs_only_[p] = PullsWithoutRows(p);  // for p's next loads
+    }
   }
   for (uint32_t q = 0; q < n; ++q) {
     if (q == p || !carries_[q]) continue;
@@ -1902,6 +1971,35 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
     pulled_[static_cast<size_t>(q) * n + p] = 1;
     ++pulled_count_;
     pulled_edges_ += set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
+  }
+}
+
+template <GasProgram Program>
+void Engine<Program>::MarkBySources(uint32_t p) {
+  const VertexId begin = set_.interval_begin(p);
+  const uint32_t count = set_.interval_end(p) - begin;
+  const EdgeValue identity = program_.identity();
+  std::fill(sent_.begin(), sent_.end(), 0);
+  for (uint32_t u = 0; u < count; ++u) {
+    if (!(out_msg_[u] == identity)) sent_[u / 64] |= uint64_t{1} << (u % 64);
+  }
+  // Whether a vertex of [lo, hi] (offsets in p) sent.
+  auto any = [&](uint32_t lo, uint32_t hi) {
+    const uint32_t a = lo / 64, b = hi / 64;
+    const uint64_t low = ~uint64_t{0} << (lo % 64), high = ~uint64_t{0} >> (63 - hi % 64);
+    if (a == b) return (sent_[a] & low & high) != 0;
+    if ((sent_[a] & low) != 0 || (sent_[b] & high) != 0) return true;
+    for (uint32_t w = a + 1; w < b; ++w) {
+      if (sent_[w] != 0) return true;
+    }
+    return false;
+  };
+  const uint32_t n = num_intervals();
+  for (uint32_t q = 0; q < n; ++q) {
+    if (q == p) continue;
+    const auto [first, last] = window_sources_[static_cast<size_t>(q) * n + p];
+    carries_[q] = first <= last && any(first - begin, last - begin);
+    if (carries_[q]) pending_[q] = 1;
   }
 }
 
@@ -2176,6 +2274,7 @@ RunSummary Engine<Program>::Run() {
       }
       if (build) {
         std::vector<EdgeValue>().swap(msgs_);  // pull turns lend their room to the build
+        std::vector<uint64_t>().swap(sent_);
         columns_.reset();
         BuildDynamic(kSent);
         ++summary.dynamic_builds;
@@ -2199,6 +2298,7 @@ RunSummary Engine<Program>::Run() {
     summary.edges_pushed += stats_.edges_pushed;
     summary.push_fallbacks += stats_.push_fallbacks;
     summary.intervals_pulled += stats_.intervals_pulled;
+    summary.intervals_own_runs += stats_.intervals_own_runs;
     stats_.seconds = Since(t);
     stats_.io = io_->counters();
     stats_.io -= before;

@@ -131,6 +131,9 @@ struct EngineOptions {
   // Stream every interval of one vertex (static windows), not only those the buffers cannot
   // hold (memory_plan.h): for tests and comparisons.
   bool stream_one_vertex_intervals = false;
+  // Hold every interval's scatter index in memory when the budget allows (memory_plan.h);
+  // false: each load reads its interval's, as on a graph whose indexes do not fit (tests).
+  bool hold_scatter_indexes = true;
   // Dynamic shards (ads, ods: static windows only; a resident run reads nothing from disk and
   // runs static). shadow_below: the first shadow iteration comes after an iteration in which
   // the share of edges that carried a message drops below it (lies below it and below the

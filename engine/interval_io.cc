@@ -147,7 +147,7 @@ void IntervalIo::Allocate(ScatterBuffer& scatter) const {
 }
 
 void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted,
-                           bool windows_only, bool messages) {
+                           bool windows_only, bool messages, bool all_runs) {
   const uint32_t n = set_->num_intervals();
   if (!windows_only) Drain(data);  // its buffers are about to be overwritten
   requests_.clear();
@@ -200,14 +200,32 @@ void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted
     return;
   }
   for (uint32_t q = 0; q <= n; ++q) data.runs_at[q] = set_->ScatterOffset(q, p);
+  data.all_runs = true;
   if (p < held_runs_at_.size() && held_runs_at_[p] != UINT64_MAX) {
     std::memcpy(data.runs.data(), held_runs_.data() + held_runs_at_[p], scatter_bytes_[p]);
-  } else {
+  } else if (all_runs) {
     requests_.push_back({&scatter_[p], 0, data.runs.data(), scatter_bytes_[p]});
+  } else {
+    data.all_runs = false;
+    const Cover own = CoverOf(set_->ScatterOffset(p, p), set_->ScatterOffset(p + 1, p),
+                              scatter_[p].alignment());
+    if (own.length > 0) {
+      requests_.push_back({&scatter_[p], own.offset, data.runs.data() + own.offset, own.length});
+    }
   }
   AddDegreeRequests(p, data);
   data.ticket = io_->Submit(requests_);
   data.in_flight = true;
+}
+
+void IntervalIo::ReadAllRuns(IntervalData& data) {
+  FinishLoad(data);
+  if (data.all_runs) return;
+  requests_.clear();
+  requests_.push_back({&scatter_[data.interval], 0, data.runs.data(),
+                       scatter_bytes_[data.interval]});
+  io_->Run(requests_);
+  data.all_runs = true;
 }
 
 // Each file's bytes land at the same place of their buffer whatever the request, so a range

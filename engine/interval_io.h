@@ -66,6 +66,7 @@ struct IntervalData {
                                 // the set is weighted; else empty, and Weights() null)
   AlignedBuffer runs;           // p's scatter index: window (q, p)'s packed runs (run_codec.h) for
                                 // every shard q, behind their offsets
+  bool all_runs = true;         // runs holds every window's; false: only window (p, p)'s
   std::vector<size_t> runs_at;  // per q: byte index of window (q, p)'s first run in `runs`;
                                 // runs_at[P]: the end of the last window's runs
   std::vector<uint8_t> loaded;  // per r: what was read of window (p, r)'s targets, messages and
@@ -142,8 +143,13 @@ class IntervalIo {
   // and weights, no message. windows_only:
   // add those windows to a load of p that is already complete (no runs, no degrees).
   // messages false: the windows' targets and weights only (their messages start empty).
+  // all_runs false: of p's scatter index, only window (p, p)'s runs (at their place in
+  // data.runs; the others' bytes are not read), for turns that send through nothing else.
   void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false,
-                 bool messages = true);
+                 bool messages = true, bool all_runs = true);
+  // Reads the rest of the scatter index of a load that read only window (p, p)'s runs, and
+  // waits (nothing when it holds them all).
+  void ReadAllRuns(IntervalData& data);
   // Reads the targets (and weights) of shard p's edges [first, last) for each range of
   // `ranges` (ascending) into data, at their places, and waits. Ranges that touch or overlap
   // are read in one request.

@@ -133,7 +133,8 @@ IntervalData& StaticWindows::Acquire(uint32_t p) {
     io_->FinishLoad(d);
     d.interval = kNoInterval;
   }
-  io_->StartLoad(p, data_[0], Wanted(p, kNoInterval));
+  io_->StartLoad(p, data_[0], Wanted(p, kNoInterval), /*windows_only=*/false,
+                 /*messages=*/true, AllRuns(p));
   io_->FinishLoad(data_[0]);
   stats_->io_wait_seconds += Since(t);
   return data_[0];
@@ -156,6 +157,13 @@ void StaticWindows::LoadMissing(IntervalData& data) {
   const auto t = Clock::now();
   io_->StartLoad(p, data, wanted_.data(), /*windows_only=*/true);
   io_->FinishLoad(data);
+  stats_->io_wait_seconds += Since(t);
+}
+
+void StaticWindows::LoadAllRuns() {
+  if (current_ == nullptr || current_->all_runs) return;
+  const auto t = Clock::now();
+  io_->ReadAllRuns(*current_);
   stats_->io_wait_seconds += Since(t);
 }
 
@@ -213,7 +221,8 @@ void StaticWindows::StartPrefetch() {
     if (d.interval != p && !d.in_flight) slot = &d;
   }
   if (slot != nullptr && data_[0].interval != next && data_[1].interval != next) {
-    io_->StartLoad(next, *slot, Wanted(next, p));
+    io_->StartLoad(next, *slot, Wanted(next, p), /*windows_only=*/false,
+                   /*messages=*/true, AllRuns(next));
   }
 }
 

@@ -63,6 +63,8 @@ class StaticWindows final : public Transport {
   void LoadOwnRuns(std::span<const uint32_t> sources, const uint64_t* own_start) override;
   std::byte* OutWindow(uint32_t q) override { return out_->bytes.data() + out_->offsets[q]; }
   void SetPulled(const std::vector<uint8_t>* pulled) override { pulled_ = pulled; }
+  void SetOwnRunsOnly(const std::vector<uint8_t>* own_only) override { own_only_ = own_only; }
+  void LoadAllRuns() override;
   std::byte* PulledMessages(uint32_t r) override {
     return current_->values.data() + edges_->WindowOffset(current_->interval, r);
   }
@@ -103,6 +105,8 @@ class StaticWindows final : public Transport {
   bool Pulled(uint32_t q, uint32_t r) const {
     return pulled_ != nullptr && (*pulled_)[Index(q, r)] != 0;
   }
+  // Whether a load of q reads all of q's scatter index (SetOwnRunsOnly).
+  bool AllRuns(uint32_t q) const { return own_only_ == nullptr || (*own_only_)[q] == 0; }
   uint8_t Grain(uint32_t q, uint32_t r) const {
     if (!chunks_) return kWholeWindow;
     return q == r && own_targets_ && !Sparse(q) ? kChunkMessages : kWindowChunks;
@@ -130,6 +134,7 @@ class StaticWindows final : public Transport {
   std::vector<uint8_t> wanted_;      // scratch: the windows a load asks for
   std::vector<uint8_t> write_;       // scratch: the windows a write-back writes
   const std::vector<uint8_t>* pulled_ = nullptr;  // SetPulled's
+  const std::vector<uint8_t>* own_only_ = nullptr;  // SetOwnRunsOnly's
   AlignedBuffer stream_;             // streamed intervals' pieces (empty when none is)
   uint32_t streaming_ = kNoInterval;  // the streamed interval whose turn it is
   // Page grain: the chunk marks (the caller's: they outlive the transport, for whatever moves

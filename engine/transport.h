@@ -81,6 +81,12 @@ class Transport {
   // go during p's turn.
   virtual void SetPulled(const std::vector<uint8_t>* /*pulled*/) {}
   virtual std::byte* PulledMessages(uint32_t /*r*/) { return nullptr; }
+  // Push and pull turns (static windows only) send to other intervals from memory, through
+  // window (p, p) alone: own_only[p] set (the engine's vector; nullptr: none) lets a load of
+  // p read only that window's runs of p's scatter index (IntervalData::all_runs false).
+  // LoadAllRuns reads the rest for the current turn, when it needs them after all.
+  virtual void SetOwnRunsOnly(const std::vector<uint8_t>* /*own_only*/) {}
+  virtual void LoadAllRuns() {}
   // Where window (q, p)'s messages go during p's turn.
   virtual std::byte* OutWindow(uint32_t q) = 0;
   // Ends p's turn. carries[q]: window (q, p) holds a message; nullptr: no window does (the

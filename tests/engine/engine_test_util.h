@@ -72,10 +72,11 @@ enum class Mode {
                  // pull turns after iterations in which most edges carried a message (the
                  // builds wait for their messages)
   kStaticPush,   // kStaticPages at the default share, push turns in every iteration, the logs
-                 // small enough that dense turns find them full and fill the windows
+                 // small enough that dense turns find them full and fill the windows; scatter
+                 // indexes read with each load, not held
   kStaticPull    // kStaticPages at the default share, pull turns in every iteration that does
                  // not push, push turns (small logs) asked for in two of every four: both ways
-                 // between them
+                 // between them; scatter indexes read with each load, not held
 };
 inline std::string ModeName(Mode m) {
   switch (m) {
@@ -140,6 +141,7 @@ struct EngineRun {
   std::function<bool(uint32_t)> push_decides;  // EngineOptions::push_decides
   TurnChoice pull = TurnChoice::kNever;
   double push_below = kDefaultPushBelow;  // EngineOptions::push_below
+  bool hold_runs = true;                   // EngineOptions::hold_scatter_indexes
   void Use(Mode m) {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
@@ -158,6 +160,7 @@ struct EngineRun {
     if (m == Mode::kStaticPush) {
       push = TurnChoice::kAlways;
       push_log_bytes = 256 * 1024;
+      hold_runs = false;  // (a turn may read only window (p, p)'s runs)
     }
     if (m == Mode::kAutoPages) {
       // The first iteration sends on every edge, the token program's next ones on about half:
@@ -173,6 +176,7 @@ struct EngineRun {
       // Pushing is asked for in iterations 2-3, 6-7, ...: the first of each pair drains the
       // pulled messages, the next after it the pushed ones.
       push_decides = [](uint32_t iteration) { return iteration % 4 >= 2; };
+      hold_runs = false;
     }
     if (IsAuto(m)) {
       auto_decides = [](const BuildEstimate&, uint32_t iteration) { return iteration % 2 == 1; };
@@ -197,6 +201,7 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.io.direct = run.direct;
   options.io.direct_alignment = run.direct_alignment;
   options.values_in_memory = run.values_in_memory;
+  options.hold_scatter_indexes = run.hold_runs;
   options.transport = run.transport;
   options.max_inner_passes = run.max_inner_passes;
   options.stream_one_vertex_intervals = run.stream;

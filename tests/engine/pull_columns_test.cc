@@ -1,8 +1,9 @@
 // The source runs pull turns read (engine/pull_columns.h): every wanted window's runs are the
 // bytes of its scatter index, batch after batch through the two halves; a prefetched first
 // batch is used where it holds what the turn wants, and read anew where the guess left a
-// window out or was of another column — on both backends, through the page cache and with
-// O_DIRECT.
+// window out or was of another column. And a load for a push or pull turn reads only window
+// (p, p)'s runs of p's scatter index, the rest when asked (IntervalIo::ReadAllRuns). On both
+// backends, through the page cache and with O_DIRECT.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -154,6 +155,41 @@ TEST_P(PullColumnsTest, APrefetchIsUsedWhereItHoldsWhatTheTurnWants) {
     CheckColumn(columns, q, AllBut(q));
     EXPECT_GT(Requests() - before, plain) << "prefetch of column " << other;
   }
+}
+
+TEST_P(PullColumnsTest, ALoadReadsOnlyItsOwnWindowsRunsWhereAsked) {
+  IntervalData data;
+  files_->Allocate(data);
+  const std::vector<uint8_t> none(kParts, 0);
+  auto read = [&] { return io_->counters().read[static_cast<size_t>(FileKind::kScatterIndex)]; };
+  auto runs = [&](uint32_t q) {
+    return std::string(reinterpret_cast<const char*>(data.RunBytes(q)),
+                       data.RunBytes(q + 1) - data.RunBytes(q));
+  };
+  uint64_t own_bytes = 0, all_bytes = 0;
+  for (uint32_t p = 0; p < kParts; ++p) {
+    SCOPED_TRACE("interval " + std::to_string(p));
+    uint64_t before = read();
+    files_->StartLoad(p, data, none.data(), /*windows_only=*/false, /*messages=*/true,
+                      /*all_runs=*/false);
+    files_->FinishLoad(data);
+    EXPECT_FALSE(data.all_runs);
+    const uint64_t own = read() - before;
+    EXPECT_EQ(runs(p), Expected(p, p));
+    const uint64_t unit = files_->scatter_index(p).alignment();
+    EXPECT_LE(own, AlignUp(Length(p, p), unit) + unit);  // the window's cover, no more
+    before = read();
+    files_->ReadAllRuns(data);
+    EXPECT_TRUE(data.all_runs);
+    EXPECT_EQ(read() - before, files_->scatter_index_bytes(p));
+    for (uint32_t q = 0; q < kParts; ++q) EXPECT_EQ(runs(q), Expected(q, p)) << "window " << q;
+    before = read();
+    files_->ReadAllRuns(data);  // holds them all: nothing more
+    EXPECT_EQ(read(), before);
+    own_bytes += own;
+    all_bytes += files_->scatter_index_bytes(p);
+  }
+  EXPECT_LT(own_bytes * 2, all_bytes) << "window (p, p) should be a small part of the index";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PullColumnsTest,

@@ -100,6 +100,7 @@ struct TokenTotals {
   uint64_t pushed = 0;     // messages push turns put into the logs (kStaticPush)
   uint64_t fallbacks = 0;  // push turns that found the logs full
   uint64_t pulled = 0;     // pull turns (kStaticPull)
+  uint64_t own_runs = 0;   // push and pull turns that read only window (p, p)'s runs
 };
 
 // Runs TokenProgram on `set` (sharded from `input`) in `mode` and checks every vertex's tokens.
@@ -167,6 +168,7 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
   totals.pushed += summary.edges_pushed;
   totals.fallbacks += summary.push_fallbacks;
   totals.pulled += summary.intervals_pulled;
+  totals.own_runs += summary.intervals_own_runs;
   if (mode != Mode::kStaticPush && mode != Mode::kStaticPull) {
     EXPECT_EQ(summary.edges_pushed, 0u);
   }

@@ -133,6 +133,7 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
   if (mode == Mode::kStaticPush) {
     EXPECT_GT(t.pushed, 0u) << "no turn pushed";
     EXPECT_GT(t.fallbacks, 0u) << "no push turn found the logs full";
+    EXPECT_GT(t.own_runs, 0u) << "every push turn read its whole scatter index";
   }
   if (mode == Mode::kAutoPages) {
     EXPECT_GT(t.pulled, 0u) << "no turn pulled";
@@ -140,6 +141,7 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
   if (mode == Mode::kStaticPull) {
     EXPECT_GT(t.pulled, 0u) << "no turn pulled";
     EXPECT_GT(t.pushed, 0u) << "no turn pushed between the pulls";
+    EXPECT_GT(t.own_runs, 0u) << "every pull turn read its whole scatter index";
   }
 }
 
