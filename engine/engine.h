@@ -112,7 +112,8 @@ class Engine {
     if (!note.empty() && options_.log) options_.log(note);
     work_ = std::make_unique<WorkDir>(set.dir());
     edges_ = std::make_unique<EdgeValueFiles>(*io_, set, work_->path(), sizeof(EdgeValue));
-    shard_io_ = std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights);
+    shard_io_ = std::make_unique<IntervalIo>(*io_, set, *edges_, Program::kUsesWeights,
+                                             /*dynamic=*/false, UsesInDegree<Program>());
     // the ordered schedule's places, queue and heap besides the sweeps' arrays (an interval
     // may take either: memory_plan.h counts the sweeps')
     const size_t key = kOrdered ? VertexHeap<PriorityOf<Program>>::kBytesPerVertex : 0;
@@ -1513,7 +1514,7 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   next->set.emplace(ShardSet::Open(next->dir, /*verify_digests=*/false));
   next->edges = std::make_unique<EdgeValueFiles>(*io_, *next->set, next->dir, sizeof(EdgeValue));
   next->io = std::make_unique<IntervalIo>(*io_, *next->set, *next->edges, Program::kUsesWeights,
-                                          /*dynamic=*/true);
+                                          /*dynamic=*/true, UsesInDegree<Program>());
   const EdgeValueFiles& from_edges = from_dynamic ? *dynamic_->edges : *edges_;
   const WindowChunks* marks = !from_dynamic && marks_ ? &*marks_ : nullptr;
   std::vector<uint8_t> moved = MoveMessages(*io_, *cur_, from_dynamic, from_edges, carries,

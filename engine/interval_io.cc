@@ -11,8 +11,12 @@
 namespace needle {
 
 IntervalIo::IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values,
-                       bool weights, bool dynamic)
-    : io_(&io), set_(&set), values_(&values), use_weights_(weights && set.weighted()) {
+                       bool weights, bool dynamic, bool in_degrees)
+    : io_(&io),
+      set_(&set),
+      values_(&values),
+      use_weights_(weights && set.weighted()),
+      in_degrees_(in_degrees) {
   auto kind = [dynamic](FileKind k) { return dynamic ? FileKind::kDynamic : k; };
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     adjacency_.push_back(io.Open(set.AdjacencyPath(p), kind(FileKind::kAdjacency), false));
@@ -139,6 +143,10 @@ void IntervalIo::Allocate(IntervalData& data, const BufferSizes& sizes) const {
   data.runs_at.assign(n + 1, 0);
   data.loaded.assign(n, 0);
   data.degrees = AlignedBuffer(sizes.degrees);
+  // Without in-degrees, InDegrees() is the buffer's second half, which no load writes.
+  if (!in_degrees_) {
+    std::memset(data.degrees.data() + sizes.degrees / 2, 0, sizes.degrees - sizes.degrees / 2);
+  }
 }
 
 void IntervalIo::Allocate(ScatterBuffer& scatter) const {
@@ -266,11 +274,19 @@ void IntervalIo::ReadTargets(uint32_t p, IntervalData& data,
   if (!requests_.empty()) io_->Run(requests_);
 }
 
+// The degrees file holds every vertex's out-degree, then every vertex's in-degree.
+uint64_t IntervalIo::HeldDegreesLength() const {
+  const uint64_t whole = AlignUp(degrees_.size(), degrees_.alignment());
+  if (in_degrees_) return whole;
+  return std::min(whole, AlignUp(set_->manifest().num_vertices * 4, degrees_.alignment()));
+}
+
+uint64_t IntervalIo::DegreesBytes() const { return AlignUp(HeldDegreesLength()); }
+
 void IntervalIo::HoldDegrees() {
   held_degrees_ = AlignedBuffer(DegreesBytes());
   requests_.clear();
-  requests_.push_back({&degrees_, 0, held_degrees_.data(),
-                       AlignUp(degrees_.size(), degrees_.alignment())});
+  requests_.push_back({&degrees_, 0, held_degrees_.data(), HeldDegreesLength()});
   io_->Run(requests_);
 }
 
@@ -302,17 +318,25 @@ void IntervalIo::AddDegreeRequests(uint32_t p, IntervalData& data) {
   if (held_degrees_.size() > 0) {  // from memory, laid out as a load would
     const uint64_t bytes = (end - begin) * 4;
     data.out_degrees_at = 0;
-    data.in_degrees_at = AlignUp(bytes);
     std::memcpy(data.degrees.data(), held_degrees_.data() + begin * 4, bytes);
+    if (!in_degrees_) {
+      data.in_degrees_at = data.degrees.size() / 2;
+      return;
+    }
+    data.in_degrees_at = AlignUp(bytes);
     std::memcpy(data.degrees.data() + data.in_degrees_at, held_degrees_.data() + (v + begin) * 4,
                 bytes);
     return;
   }
   const Cover out = CoverOf(begin * 4, end * 4, degrees_.alignment());
-  const Cover in = CoverOf((v + begin) * 4, (v + end) * 4, degrees_.alignment());
   data.out_degrees_at = out.skip;
-  data.in_degrees_at = out.length + in.skip;
   requests_.push_back({&degrees_, out.offset, data.degrees.data(), out.length});
+  if (!in_degrees_) {
+    data.in_degrees_at = data.degrees.size() / 2;
+    return;
+  }
+  const Cover in = CoverOf((v + begin) * 4, (v + end) * 4, degrees_.alignment());
+  data.in_degrees_at = out.length + in.skip;
   requests_.push_back({&degrees_, in.offset, data.degrees.data() + out.length, in.length});
 }
 

@@ -103,9 +103,10 @@ class IntervalIo {
  public:
   // Opens the shard files; `weights`: the program uses the input weights (read only when the
   // set is weighted); `dynamic`: a dynamic shard set (dynamic_shards.h), its files counted as
-  // FileKind::kDynamic. Throws Error.
+  // FileKind::kDynamic; `in_degrees` false: the program reads no in-degree (UsesInDegree,
+  // program.h): only out-degrees are read or held, and InDegrees() are all 0. Throws Error.
   IntervalIo(IoBackend& io, const ShardSet& set, const EdgeValueFiles& values, bool weights,
-             bool dynamic = false);
+             bool dynamic = false, bool in_degrees = true);
 
   // Bytes of one IntervalData (each buffer sized for the interval that needs it most: exactly
   // what Allocate() allocates) / of one ScatterBuffer.
@@ -157,7 +158,7 @@ class IntervalIo {
                    const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
   // Reads the whole degrees file once and serves every later load's degrees from memory
   // (DegreesBytes(): what that holds). Waits. Throws Error.
-  uint64_t DegreesBytes() const { return AlignUp(degrees_.size()); }
+  uint64_t DegreesBytes() const;
   void HoldDegrees();
   void ReleaseDegrees() { held_degrees_ = AlignedBuffer(); }
   // Reads every interval's scatter index once and serves every later load's runs from memory
@@ -234,6 +235,7 @@ class IntervalIo {
   void Allocate(IntervalData& data, const BufferSizes& sizes) const;
   uint64_t Bytes(const BufferSizes& sizes) const;
   void AddDegreeRequests(uint32_t p, IntervalData& data);
+  uint64_t HeldDegreesLength() const;  // what HoldDegrees reads of the degrees file
   // f(first, last, m0, m1) for every run of marked chunks of window (p, r): its edges
   // [first, last) of shard p and their messages' bytes [m0, m1) of p's edge value file (the
   // last chunk's up to the window's padded end).
@@ -251,6 +253,7 @@ class IntervalIo {
   const ShardSet* set_;
   const EdgeValueFiles* values_;
   bool use_weights_;
+  bool in_degrees_;
   std::vector<IoFile> adjacency_;
   std::vector<IoFile> weights_;
   std::vector<IoFile> scatter_;          // the scatter indexes

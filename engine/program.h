@@ -9,6 +9,8 @@
 //                               // double sums of float messages
 //     static constexpr needle::Aggregation kAggregation = needle::Aggregation::kSum;
 //     static constexpr bool kUsesWeights = false;  // gather() sees the input's edge weights
+//     static constexpr bool kUsesInDegree = false;  // optional (default true): false, and
+//                                                   // VertexContext::in_degree is 0, unread
 //
 //     EdgeValue identity() const;                      // "nothing new" on an edge
 //     VertexValue init(const VertexContext& v) const;  // value before the first iteration
@@ -125,6 +127,19 @@ concept GasProgram = std::is_trivially_copyable_v<typename P::VertexValue> &&
   { p.changed(value, value) } -> std::convertible_to<bool>;
   { p.scatter(v, value, value) } -> std::same_as<typename P::EdgeValue>;
 };
+
+// Whether the program reads VertexContext::in_degree. Every turn reads its vertices'
+// in-degrees unless the program says it does not:
+//   static constexpr bool kUsesInDegree = false;
+// and then in_degree is 0 everywhere (out_degree is always there).
+template <class P>
+constexpr bool UsesInDegree() {
+  if constexpr (requires { P::kUsesInDegree; }) {
+    return static_cast<bool>(P::kUsesInDegree);
+  } else {
+    return true;
+  }
+}
 
 // True when the program defines extract(): the accumulation model.
 template <class P>

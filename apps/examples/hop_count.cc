@@ -31,6 +31,7 @@ struct HopCount {
   using EdgeValue = uint32_t;
   static constexpr needle::Aggregation kAggregation = needle::Aggregation::kMin;
   static constexpr bool kUsesWeights = false;  // hops, not distances: weights are ignored
+  static constexpr bool kUsesInDegree = false;  // loads skip in-degrees (program.h)
   static constexpr uint32_t kUnreached = UINT32_MAX;
 
   needle::VertexId source = 0;

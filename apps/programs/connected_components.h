@@ -18,6 +18,7 @@ struct ConnectedComponents {
   using EdgeValue = uint32_t;
   static constexpr Aggregation kAggregation = Aggregation::kMin;
   static constexpr bool kUsesWeights = false;
+  static constexpr bool kUsesInDegree = false;  // loads skip in-degrees (program.h)
 
   uint32_t identity() const { return UINT32_MAX; }  // above every vertex id
   uint32_t init(const VertexContext& v) const { return v.id; }

@@ -33,6 +33,7 @@ struct PageRank {
   using Accumulator = double;  // a float sum over thousands of in-edges loses digits
   static constexpr Aggregation kAggregation = Aggregation::kSum;
   static constexpr bool kUsesWeights = false;
+  static constexpr bool kUsesInDegree = false;  // loads skip in-degrees (program.h)
 
   float tolerance = 1e-4f;
 

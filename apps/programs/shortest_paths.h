@@ -20,6 +20,7 @@ struct ShortestPaths {
   using EdgeValue = std::array<float, K>;
   static constexpr Aggregation kAggregation = Aggregation::kMin;
   static constexpr bool kUsesWeights = true;
+  static constexpr bool kUsesInDegree = false;  // loads skip in-degrees (program.h)
   static constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
   std::array<VertexId, K> sources;

@@ -6,11 +6,13 @@
 // resident transport (the set read once), every kind's bytes are exactly the files' parts the
 // engine needs: 4 bytes an edge of targets (the adjacency files hold nothing else), 4 of
 // weights when the program uses them and the set has them, the scatter indexes whole, 8 bytes
-// a vertex of degrees — and nothing under any other kind.
+// a vertex of degrees (4, the out-degrees, for a program that reads no in-degree) — and
+// nothing under any other kind.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -107,7 +109,7 @@ TEST_P(ShardReadsTest, EachFileIsCountedUnderItsKind) {
       EXPECT_EQ(Read(s, FileKind::kAdjacency), 4 * edges);
       EXPECT_EQ(Read(s, FileKind::kWeights), set.weighted() ? 4 * edges : 0);
       EXPECT_EQ(Read(s, FileKind::kScatterIndex), scatter_indexes);
-      EXPECT_EQ(Read(s, FileKind::kDegrees), 8 * vertices);
+      EXPECT_EQ(Read(s, FileKind::kDegrees), 4 * vertices);  // out-degrees: mssp reads no in-degree
       ExpectOnly(s, {FileKind::kAdjacency, FileKind::kWeights, FileKind::kScatterIndex,
                      FileKind::kDegrees});
     } else {
@@ -121,7 +123,7 @@ TEST_P(ShardReadsTest, EachFileIsCountedUnderItsKind) {
         EXPECT_EQ(Read(s, FileKind::kWeights), 0u);
       }
       EXPECT_GE(Read(s, FileKind::kScatterIndex), scatter_indexes);
-      EXPECT_GE(Read(s, FileKind::kDegrees), 8 * vertices);
+      EXPECT_GE(Read(s, FileKind::kDegrees), 4 * vertices);
       EXPECT_GT(Read(s, FileKind::kValues), 0u);
       ExpectOnly(s, {FileKind::kAdjacency, FileKind::kWeights, FileKind::kScatterIndex,
                      FileKind::kDegrees, FileKind::kValues});
@@ -147,7 +149,7 @@ TEST_P(ShardReadsTest, DegreesAndScatterIndexesAreReadOnceWhereThePlanHoldsThem)
     EXPECT_EQ(plan.degrees, 0u);
     EXPECT_EQ(plan.runs, 0u);
     const RunSummary s = held.Run();
-    EXPECT_EQ(Read(s, FileKind::kDegrees), 8 * set.manifest().num_vertices);
+    EXPECT_EQ(Read(s, FileKind::kDegrees), 4 * set.manifest().num_vertices);  // out-degrees
     EXPECT_EQ(Read(s, FileKind::kScatterIndex), indexes);
     return;
   }
@@ -157,7 +159,7 @@ TEST_P(ShardReadsTest, DegreesAndScatterIndexesAreReadOnceWhereThePlanHoldsThem)
   EXPECT_NE(plan.Describe().find("scatter indexes in memory"), std::string::npos)
       << plan.Describe();
   const RunSummary once = held.Run();
-  EXPECT_EQ(Read(once, FileKind::kDegrees), file);
+  EXPECT_EQ(Read(once, FileKind::kDegrees), file / 2);  // PageRank reads no in-degree
   EXPECT_EQ(Read(once, FileKind::kScatterIndex), indexes);
   EXPECT_GT(once.iterations, 1u);
 
@@ -166,11 +168,74 @@ TEST_P(ShardReadsTest, DegreesAndScatterIndexesAreReadOnceWhereThePlanHoldsThem)
   EXPECT_EQ(read.memory_plan().degrees, 0u);
   EXPECT_EQ(read.memory_plan().runs, 0u);
   const RunSummary every_turn = read.Run();
-  EXPECT_GT(Read(every_turn, FileKind::kDegrees), file);
+  EXPECT_GT(Read(every_turn, FileKind::kDegrees), file / 2);
   EXPECT_GT(Read(every_turn, FileKind::kScatterIndex), indexes);
   const auto a = held.Values(), b = read.Values();
   ASSERT_EQ(a.size(), b.size());
   for (size_t v = 0; v < a.size(); ++v) EXPECT_EQ(a[v].rank, b[v].rank) << v;
+}
+
+// Records the degrees its vertices are given; kUsesInDegree as asked. Sends nothing.
+template <bool kIn>
+struct DegreeProbe {
+  struct VertexValue {
+    uint32_t out = 0, in = 0;
+  };
+  using EdgeValue = uint32_t;
+  static constexpr Aggregation kAggregation = Aggregation::kMin;
+  static constexpr bool kUsesWeights = false;
+  static constexpr bool kUsesInDegree = kIn;
+  uint32_t identity() const { return UINT32_MAX; }
+  VertexValue init(const VertexContext& v) const { return {v.out_degree, v.in_degree}; }
+  uint32_t gather(uint32_t a, uint32_t b, float) const { return std::min(a, b); }
+  VertexValue apply(const VertexContext& v, const VertexValue&, uint32_t) const {
+    return {v.out_degree, v.in_degree};
+  }
+  bool changed(const VertexValue&, const VertexValue&) const { return false; }
+  uint32_t scatter(const VertexContext&, const VertexValue&, const VertexValue&) const {
+    return UINT32_MAX;
+  }
+};
+
+// A program gets every vertex's out- and in-degree (as the degrees file says, read here
+// apart), or, saying it reads no in-degree, 0 for it and half the degree bytes — read at every
+// turn or held, whatever the transport.
+TEST_P(ShardReadsTest, InDegreesAreReadOnlyForProgramsThatUseThem) {
+  const ShardSet set = ShardInto(File("g.el"), File("in-degrees"), 3);
+  const uint64_t n = set.manifest().num_vertices;
+  std::vector<uint32_t> degrees(2 * n);
+  {
+    std::ifstream in(set.DegreesPath(), std::ios::binary);
+    in.read(reinterpret_cast<char*>(degrees.data()), static_cast<std::streamsize>(8 * n));
+    ASSERT_TRUE(in) << set.DegreesPath();
+  }
+  ASSERT_GT(*std::max_element(degrees.begin() + n, degrees.end()), 0u);
+  EngineRun run = Run();
+  for (const bool held : {true, false}) {
+    SCOPED_TRACE(held ? "degrees held" : "degrees read at every turn");
+    Engine<DegreeProbe<true>> with(set, DegreeProbe<true>{}, OptionsFor(run));
+    if (!held) {
+      if (TransportOf(GetParam()) == TransportChoice::kResident) return;
+      ASSERT_EQ(with.memory_plan().degrees, 0u);
+    }
+    const RunSummary a = with.Run();
+    Engine<DegreeProbe<false>> without(set, DegreeProbe<false>{}, OptionsFor(run));
+    const RunSummary b = without.Run();
+    const auto got = with.Values();
+    const auto zero = without.Values();
+    ASSERT_EQ(got.size(), n);
+    ASSERT_EQ(zero.size(), n);
+    for (uint64_t v = 0; v < n; ++v) {
+      ASSERT_EQ(got[v].out, degrees[v]) << v;
+      ASSERT_EQ(got[v].in, degrees[n + v]) << v;
+      ASSERT_EQ(zero[v].out, degrees[v]) << v;
+      ASSERT_EQ(zero[v].in, 0u) << v;
+    }
+    EXPECT_GT(Read(b, FileKind::kDegrees), 0u);
+    EXPECT_LE(2 * Read(b, FileKind::kDegrees), Read(a, FileKind::kDegrees));
+    const MemoryPlan plan = with.memory_plan();
+    run.memory = plan.Total() - plan.Held();  // the next round: no room left to hold them
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, ShardReadsTest,
