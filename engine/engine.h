@@ -249,8 +249,6 @@ class Engine {
     if (plan_.transport == TransportChoice::kResident) {
       transport_ = std::make_unique<ResidentShards>(set, *shard_io_, *edges_, stats_);
     } else {
-      if (plan_.degrees > 0) shard_io_->HoldDegrees();
-      if (plan_.runs > 0) shard_io_->HoldRuns();
       transport_ = MakeStaticWindows(set, *shard_io_, *edges_);
     }
     if (mode_ != ShardMode::kStatic) {
@@ -296,6 +294,10 @@ class Engine {
     }
     PlanPull();
     PlanPush();
+    if (plan_.transport == TransportChoice::kStatic) {  // (what PlanPull left held)
+      if (plan_.degrees > 0) shard_io_->HoldDegrees();
+      if (plan_.runs > 0) shard_io_->HoldRuns();
+    }
     if (pull_allowed_ || push_allowed_) {
       own_runs_only_.assign(set.num_intervals(), 0);
       transport_->SetOwnRunsOnly(&own_runs_only_);
@@ -1785,11 +1787,29 @@ void Engine<Program>::PlanPull() {
   const uint64_t need = (set_.largest_interval() + num_vertices) * sizeof(EdgeValue) +
                         column_bytes_ + uint64_t{n} * n * (1 + 2 * sizeof(uint32_t)) + n +
                         (set_.largest_interval() / 64 + 1) * sizeof(uint64_t);
-  const uint64_t headroom =
+  uint64_t headroom =
       options_.memory_bytes > plan_.Total() ? options_.memory_bytes - plan_.Total() : 0;
   // In mode auto the dynamic shard builds' room is lent, as to push turns (PlanPush): a set is
   // built only when no pulled message waits, after msgs_ is freed.
   const uint64_t lent = LentFromBuilds();
+  // Pull turns save more than holding the degrees (4-8 B a vertex an iteration) or the scatter
+  // indexes does: where the budget holds those but not pull turns too, it holds pull turns.
+  const uint64_t degrees = plan_.degrees_shared ? 0 : plan_.degrees;
+  const uint64_t runs = plan_.runs_shared ? 0 : plan_.runs;
+  if (why.empty() && need > headroom + lent && need <= headroom + lent + degrees + runs) {
+    std::string instead;
+    if (degrees > 0) {
+      plan_.degrees = 0;
+      headroom += degrees;
+      instead = "the degrees";
+    }
+    if (need > headroom + lent && runs > 0) {
+      plan_.runs = 0;
+      headroom += runs;
+      instead += std::string(instead.empty() ? "" : " and ") + "the scatter indexes";
+    }
+    if (options_.detail) options_.detail("pull turns in place of " + instead + " in memory");
+  }
   if (why.empty() && need > headroom + lent) {
     why = "--memory leaves " + FormatMiB(headroom + lent) + " of the " + FormatMiB(need) +
           " they need";

@@ -175,6 +175,37 @@ TEST_P(ShardReadsTest, DegreesAndScatterIndexesAreReadOnceWhereThePlanHoldsThem)
   for (size_t v = 0; v < a.size(); ++v) EXPECT_EQ(a[v].rank, b[v].rank) << v;
 }
 
+// Pull turns come before holding the degrees: a budget that holds the degrees but not pull
+// turns too runs pull turns and reads the degrees at every turn, with the same ranks.
+TEST_P(ShardReadsTest, PullTurnsComeBeforeHoldingTheDegrees) {
+  if (TransportOf(GetParam()) == TransportChoice::kResident) return;  // (pulls nothing)
+  const ShardSet set = ShardInto(File("g.el"), File("pull"), 3);
+  EngineRun run = Run();
+  run.pages = true;
+  run.pull = TurnChoice::kAlways;
+  run.hold_runs = false;
+  run.values_in_memory = false;
+  Engine<apps::PageRank> both(set, apps::PageRank{}, OptionsFor(run));
+  const MemoryPlan plan = both.memory_plan();
+  ASSERT_GT(plan.degrees, 0u) << plan.Describe();
+  ASSERT_GT(plan.pull, 0u) << plan.Describe();
+  const RunSummary a = both.Run();
+  EXPECT_GT(a.intervals_pulled, 0u);
+  EXPECT_EQ(Read(a, FileKind::kDegrees), std::filesystem::file_size(set.DegreesPath()) / 2);
+
+  run.memory = plan.Total() - 1;  // the degrees, or pull turns, but not both
+  Engine<apps::PageRank> pull(set, apps::PageRank{}, OptionsFor(run));
+  EXPECT_EQ(pull.memory_plan().degrees, 0u);
+  EXPECT_GT(pull.memory_plan().pull, 0u);
+  EXPECT_LE(pull.memory_plan().Total(), run.memory);
+  const RunSummary b = pull.Run();
+  EXPECT_EQ(b.intervals_pulled, a.intervals_pulled);
+  EXPECT_GT(Read(b, FileKind::kDegrees), Read(a, FileKind::kDegrees));  // at every turn
+  const auto x = both.Values(), y = pull.Values();
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t v = 0; v < x.size(); ++v) EXPECT_EQ(x[v].rank, y[v].rank) << v;
+}
+
 // Records the degrees its vertices are given; kUsesInDegree as asked. Sends nothing.
 template <bool kIn>
 struct DegreeProbe {
