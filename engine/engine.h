@@ -232,6 +232,10 @@ class Engine {
       if (say) say("mode auto: static shards only, since " + auto_static);
       mode_ = ShardMode::kStatic;
     }
+    if (!options_.hold_scatter_indexes) {
+      plan_.runs = 0;
+      plan_.runs_shared = false;
+    }
     if (options_.detail) options_.detail(plan_.Describe());
     if (chunked && plan_.transport == TransportChoice::kStatic) {
       marks_.emplace(set, sizeof(EdgeValue));
@@ -242,10 +246,6 @@ class Engine {
     const EdgeValue identity = program_.identity();
     identity_.resize(sizeof(EdgeValue));
     std::memcpy(identity_.data(), &identity, sizeof(EdgeValue));
-    if (!options_.hold_scatter_indexes) {
-      plan_.runs = 0;
-      plan_.runs_shared = false;
-    }
     if (plan_.transport == TransportChoice::kResident) {
       transport_ = std::make_unique<ResidentShards>(set, *shard_io_, *edges_, stats_);
     } else {

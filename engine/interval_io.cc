@@ -145,7 +145,8 @@ void IntervalIo::Allocate(IntervalData& data, const BufferSizes& sizes) const {
   data.degrees = AlignedBuffer(sizes.degrees);
   // Without in-degrees, InDegrees() is the buffer's second half, which no load writes.
   if (!in_degrees_) {
-    std::memset(data.degrees.data() + sizes.degrees / 2, 0, sizes.degrees - sizes.degrees / 2);
+    const size_t half = data.degrees.size() / 2;  // where AddDegreeRequests points
+    std::memset(data.degrees.data() + half, 0, data.degrees.size() - half);
   }
 }
 
