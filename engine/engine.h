@@ -1735,7 +1735,7 @@ void Engine<Program>::PlanPush() {
     why = "the program uses the input weights, which the out-adjacency does not hold";
   }
   const uint64_t out_msg = set_.largest_interval() * sizeof(EdgeValue);
-  const uint64_t build = OutAdjacency::BuildBufferBytes(set_, *shard_io_);
+  const uint64_t build = OutAdjacency::BuildBufferBytes(set_, *shard_io_, threads_);
   // Pull turns' room is push turns' too: the two are never allocated at once (ChooseTurns).
   const uint64_t planned = plan_.Total() - plan_.pull;
   const uint64_t headroom =
@@ -1904,11 +1904,17 @@ void Engine<Program>::PullIn(uint32_t p) {
       const uint8_t* bytes = columns_->Runs(w);
       const uint64_t length = set_.ScatterOffset(p + 1, w) - set_.ScatterOffset(p, w);
       uint64_t at = 0;
+      const EdgeValue* sent = msgs_.data();
       const RunDecodeStatus status = DecodeRuns(
           bytes, bytes + length, last.first_run - first.first_run, set_.interval_begin(w),
           set_.interval_end(w), last.first_edge - first.first_edge,
           [&](uint32_t source, uint64_t count) {
-            std::fill_n(messages + at, count, msgs_[source]);
+            const EdgeValue m = sent[source];
+            if (count == 1) {
+              messages[at] = m;  // most runs: one edge
+            } else {
+              std::fill_n(messages + at, count, m);
+            }
             at += count;
           });
       if (!status.ok()) {
@@ -2062,7 +2068,8 @@ void Engine<Program>::BuildOutAdjacency() {
   {
     AlignedBuffer buffer(push_bytes_ - set_.largest_interval() * sizeof(EdgeValue));
     out_adj_.emplace(
-        OutAdjacency::Build(*io_, set_, *shard_io_, work_->path() + "/out.adj", buffer));
+        OutAdjacency::Build(*io_, set_, *shard_io_, work_->path() + "/out.adj", buffer,
+                            threads_));
   }
   push_buffer_ = AlignedBuffer(kPushReadBytes);
   AddBuildIo(before);

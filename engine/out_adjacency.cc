@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include "shards/run_codec.h"
 #include "shards/shard_layout.h"
 
@@ -19,17 +20,26 @@ constexpr uint64_t kJoinGap = 4096;
 // Where shard q's edge e has its target in the adjacency file.
 uint64_t TargetByte(uint64_t e) { return kShardAlignment + e * 4; }
 
+// The build's per-part edge counts: a 4-byte count per vertex of the largest interval, and one
+// more, for each part.
+uint64_t CountBytes(const ShardSet& set, uint32_t parts) {
+  return AlignUp(uint64_t{parts} * (uint64_t{set.largest_interval()} + 1) * 4);
+}
+
 // The build of one interval's part of the file (OutAdjacency::Build).
 class IntervalBuild {
  public:
   IntervalBuild(IoBackend& io, const ShardSet& set, const IntervalIo& files, IoFile& out,
-                AlignedBuffer& buffer)
-      : io_(io), set_(set), files_(files), out_(out), n_(set.num_intervals()) {
+                AlignedBuffer& buffer, uint32_t parts)
+      : io_(io), set_(set), files_(files), out_(out), n_(set.num_intervals()), parts_(parts) {
     uint64_t index = 0;
     for (uint32_t p = 0; p < n_; ++p) index = std::max(index, files.scatter_index_bytes(p));
     index_ = buffer.data();
-    half_ = AlignDown((buffer.size() - AlignUp(index)) / 2);
-    staging_ = buffer.data() + AlignUp(index);
+    counted_ = reinterpret_cast<uint32_t*>(buffer.data() + AlignUp(index));
+    stride_ = uint64_t{set.largest_interval()} + 1;
+    const uint64_t fixed = AlignUp(index) + CountBytes(set, parts);
+    half_ = AlignDown((buffer.size() - fixed) / 2);
+    staging_ = buffer.data() + fixed;
     placed_ = staging_ + half_;
     // A block's edges: half the buffer, less three alignment units per window (its cover's
     // two ends and the next one's alignment).
@@ -43,11 +53,27 @@ class IntervalBuild {
     const uint32_t count = set_.interval_end(p) - begin_;
     const IoFile& index = files_.scatter_index(p);
     io_.Run(std::vector<IoRequest>{{&index, 0, index_, files_.scatter_index_bytes(p)}});
+    // Each part of the windows counts its runs' edges per source; then part k's count of u
+    // becomes the edges of u in the parts before k: where part k puts u's first edge.
+    ParallelFor(parts_, static_cast<int>(parts_), [&](uint64_t k) {
+      uint32_t* counted = Counted(static_cast<uint32_t>(k));
+      std::fill_n(counted, count, 0);
+      for (uint32_t q = PartBegin(k); q < PartBegin(k + 1); ++q) {
+        Decode(q, [&](uint32_t source, uint64_t n, uint64_t) {
+          counted[source - begin_] += static_cast<uint32_t>(n);  // n ≤ the source's out-degree
+        });
+      }
+    });
     start_.assign(uint64_t{count} + 1, 0);
-    for (uint32_t q = 0; q < n_; ++q) {
-      Decode(q, [&](uint32_t source, uint64_t n, uint64_t) { start_[source - begin_ + 1] += n; });
+    for (uint32_t u = 0; u < count; ++u) {
+      uint32_t before = 0;
+      for (uint32_t k = 0; k < parts_; ++k) {
+        const uint32_t n = Counted(k)[u];
+        Counted(k)[u] = before;
+        before += n;
+      }
+      start_[u + 1] = start_[u] + before;
     }
-    for (uint32_t u = 0; u < count; ++u) start_[u + 1] += start_[u];
     first_ = first;
     for (uint32_t u0 = 0; u0 < count;) {
       uint32_t u1 = u0 + 1;
@@ -109,28 +135,44 @@ class IntervalBuild {
     std::vector<uint64_t> first(n_, 0);
     requests_.clear();
     uint64_t at = 0;
+    const bool whole = lo == begin_ && hi == set_.interval_end(p_);  // most intervals
     for (uint32_t q = 0; q < n_; ++q) {
       uint64_t a = UINT64_MAX, b = 0;
-      Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
-        if (source < lo || source >= hi) return;
-        a = std::min(a, e);
-        b = e + n;
-      });
+      if (whole) {
+        a = 0;
+        b = set_.Window(q, p_ + 1).first_edge - set_.Window(q, p_).first_edge;
+      } else {
+        Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
+          if (source < lo || source >= hi) return;
+          a = std::min(a, e);
+          b = e + n;
+        });
+      }
       if (a >= b) continue;
       first[q] = a;
       from[q] = Read(q, a, b, at);
     }
     io_.Run(requests_);
-    std::vector<uint64_t> cursor(start_.begin() + u0, start_.begin() + u1);
-    for (uint32_t q = 0; q < n_; ++q) {
-      if (from[q] == nullptr) continue;
-      Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
-        if (source < lo || source >= hi) return;
-        uint64_t& c = cursor[source - lo];
-        std::memcpy(placed_ + (c - start_[u0]) * 4, from[q] + (e - first[q]) * 4, n * 4);
-        c += n;
-      });
-    }
+    // Each part of the windows puts its edges of u after those of the parts before it
+    // (Counted), so the order is the windows' whatever the thread count.
+    ParallelFor(parts_, static_cast<int>(parts_), [&](uint64_t k) {
+      uint32_t* placed = Counted(static_cast<uint32_t>(k));
+      for (uint32_t q = PartBegin(k); q < PartBegin(k + 1); ++q) {
+        if (from[q] == nullptr) continue;
+        Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
+          if (source < lo || source >= hi) return;
+          const uint32_t u = source - begin_;
+          std::byte* to = placed_ + (start_[u] - start_[u0] + placed[u]) * 4;
+          const std::byte* target = from[q] + (e - first[q]) * 4;
+          if (n == 1) {
+            std::memcpy(to, target, 4);  // most runs: one edge
+          } else {
+            std::memcpy(to, target, n * 4);
+          }
+          placed[u] += static_cast<uint32_t>(n);
+        });
+      }
+    });
     Write(placed_, start_[u1] - start_[u0], start_[u0]);
   }
 
@@ -156,11 +198,18 @@ class IntervalBuild {
     }
   }
 
+  // Part k of the windows: shards [PartBegin(k), PartBegin(k + 1)).
+  uint32_t PartBegin(uint64_t k) const { return static_cast<uint32_t>(k * n_ / parts_); }
+  uint32_t* Counted(uint32_t k) const { return counted_ + k * stride_; }
+
   IoBackend& io_;
   const ShardSet& set_;
   const IntervalIo& files_;
   IoFile& out_;
   const uint32_t n_;
+  const uint32_t parts_;
+  uint32_t* counted_;  // per part, per vertex of p (stride_ apart)
+  uint64_t stride_;
   std::byte* index_;
   uint64_t half_;
   std::byte* staging_;
@@ -175,26 +224,33 @@ class IntervalBuild {
 
 }  // namespace
 
-uint64_t OutAdjacency::BuildBufferBytes(const ShardSet& set, const IntervalIo& files) {
+uint32_t OutAdjacency::BuildParts(const ShardSet& set, int threads) {
+  return static_cast<uint32_t>(
+      std::clamp<int64_t>(ThreadCount(threads), 1, std::max<uint32_t>(1, set.num_intervals())));
+}
+
+uint64_t OutAdjacency::BuildBufferBytes(const ShardSet& set, const IntervalIo& files,
+                                        int threads) {
   uint64_t index = 0;
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
     index = std::max(index, files.scatter_index_bytes(p));
   }
   // Each half: three alignment units per window and at least 64 KiB of edges.
-  return AlignUp(index) + 2 * (uint64_t{set.num_intervals()} * 3 * kDirectAlignment + 65536);
+  return AlignUp(index) + CountBytes(set, BuildParts(set, threads)) +
+         2 * (uint64_t{set.num_intervals()} * 3 * kDirectAlignment + 65536);
 }
 
 OutAdjacency OutAdjacency::Build(IoBackend& io, const ShardSet& set, const IntervalIo& files,
-                                 const std::string& path, AlignedBuffer& buffer) {
-  if (buffer.size() < BuildBufferBytes(set, files)) {
+                                 const std::string& path, AlignedBuffer& buffer, int threads) {
+  if (buffer.size() < BuildBufferBytes(set, files, threads)) {
     throw std::invalid_argument("the out-adjacency build needs a buffer of " +
-                                std::to_string(BuildBufferBytes(set, files)) + " bytes");
+                                std::to_string(BuildBufferBytes(set, files, threads)) + " bytes");
   }
   const uint32_t n = set.num_intervals();
   std::vector<uint64_t> first(uint64_t{n} + 1, 0);
   {
     IoFile out = io.Open(path, FileKind::kOutAdjacency, true, true, IoBackend::Caching::kBuffered);
-    IntervalBuild build(io, set, files, out, buffer);
+    IntervalBuild build(io, set, files, out, buffer, BuildParts(set, threads));
     for (uint32_t p = 0; p < n; ++p) first[p + 1] = first[p] + build.Run(p, first[p]);
     // Padded to 4 KiB, so that an aligned cover of the last edges lies inside the file.
     if (::ftruncate(out.fd(), static_cast<off_t>(AlignUp(first[n] * 4))) != 0) {

@@ -11,7 +11,8 @@
 // Built once from the shard set, interval by interval: p's scatter index says which source
 // owns each edge of window (q, p), whose targets shard q's adjacency file holds. A block of
 // p's vertices whose out-edges fit half the buffer is read from every window, put in place
-// and written at once; a vertex larger than that alone is copied window by window.
+// and written at once; a vertex larger than that alone is copied window by window. Each thread
+// decodes and places a part of the windows, its edges of a vertex after the parts' before it.
 #pragma once
 
 #include <cstdint>
@@ -28,16 +29,22 @@ namespace needle {
 
 class OutAdjacency {
  public:
-  // The smallest buffer Build takes for `set`: its largest scatter index and two halves, each
-  // with three alignment units per shard (for aligned covers) and 64 KiB of edges.
-  static uint64_t BuildBufferBytes(const ShardSet& set, const IntervalIo& files);
+  // The smallest buffer Build takes for `set` on `threads` threads (ThreadCount): its largest
+  // scatter index, a 4-byte edge count per vertex of the largest interval for each part of the
+  // windows the threads take (BuildParts), and two halves, each with three alignment units per
+  // shard (for aligned covers) and 64 KiB of edges.
+  static uint64_t BuildBufferBytes(const ShardSet& set, const IntervalIo& files, int threads);
+  // The parts an interval's windows are cut into, one a thread: shards [k n / parts,
+  // (k + 1) n / parts) for part k.
+  static uint32_t BuildParts(const ShardSet& set, int threads);
 
   // Writes `path` from `set` (its files as `files` opened them) through `buffer` (at least
-  // BuildBufferBytes), then opens it for reading as `io`'s options say (O_DIRECT with
-  // --direct). Throws Error: a damaged scatter index (named, with the byte), or a failed
-  // transfer; std::invalid_argument for a buffer under BuildBufferBytes.
+  // BuildBufferBytes), decoding and placing on `threads` threads (the file is the same at any
+  // count), then opens it for reading as `io`'s options say (O_DIRECT with --direct). Throws
+  // Error: a damaged scatter index (named, with the byte), or a failed transfer;
+  // std::invalid_argument for a buffer under BuildBufferBytes.
   static OutAdjacency Build(IoBackend& io, const ShardSet& set, const IntervalIo& files,
-                            const std::string& path, AlignedBuffer& buffer);
+                            const std::string& path, AlignedBuffer& buffer, int threads);
 
   // Index, in the file, of the first out-edge of interval p's first vertex.
   uint64_t first_edge(uint32_t p) const { return first_[p]; }

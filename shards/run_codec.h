@@ -93,9 +93,17 @@ RunDecodeStatus DecodeRuns(const uint8_t* in, const uint8_t* limit, uint64_t run
   };
   for (uint64_t i = 0; i < runs; ++i) {
     uint32_t delta = 0, count = 0;
-    const uint8_t* next = GetVarint32(p, limit, &delta);
-    if (next != nullptr) next = GetVarint32(next, limit, &count);
-    if (next == nullptr) return fail("a run's varint is cut off or too long");
+    const uint8_t* next;
+    if (limit - p >= 2 && ((p[0] | p[1]) & 0x80) == 0) {
+      // Both varints one byte long: most runs (one edge, a source a few vertices on).
+      delta = p[0];
+      count = p[1];
+      next = p + 2;
+    } else {
+      next = GetVarint32(p, limit, &delta);
+      if (next != nullptr) next = GetVarint32(next, limit, &count);
+      if (next == nullptr) return fail("a run's varint is cut off or too long");
+    }
     if (i > 0 && delta == 0) return fail("run sources do not increase");
     source += delta;
     if (source >= end) return fail("a run's source lies outside its interval");

@@ -32,9 +32,10 @@ class OutAdjacencyTest : public WithTempDir<::testing::Test> {
   // Builds the out-adjacency of `input` sharded into `parts` intervals and checks every
   // vertex's targets, read through a buffer of `read_bytes`.
   void Check(const std::string& input, uint32_t parts, IoKind kind, bool direct,
-             uint64_t build_extra, uint64_t read_bytes) {
+             uint64_t build_extra, uint64_t read_bytes, int threads = 2) {
     SCOPED_TRACE(std::to_string(parts) + " parts, " + std::string(IoKindName(kind)) +
-                 (direct ? ", direct" : "") + ", read buffer " + std::to_string(read_bytes));
+                 (direct ? ", direct" : "") + ", read buffer " + std::to_string(read_bytes) +
+                 ", " + std::to_string(threads) + " build threads");
     const std::string shards = File("set-" + std::to_string(parts));
     if (!std::filesystem::exists(shards)) ShardInto(input, shards, parts);
     const ShardSet set = ShardSet::Open(shards);
@@ -46,8 +47,8 @@ class OutAdjacencyTest : public WithTempDir<::testing::Test> {
     std::filesystem::create_directories(work);
     EdgeValueFiles values(*io, set, work, 4);
     IntervalIo files(*io, set, values, false);
-    AlignedBuffer build(OutAdjacency::BuildBufferBytes(set, files) + build_extra);
-    OutAdjacency out = OutAdjacency::Build(*io, set, files, work + "/out.adj", build);
+    AlignedBuffer build(OutAdjacency::BuildBufferBytes(set, files, threads) + build_extra);
+    OutAdjacency out = OutAdjacency::Build(*io, set, files, work + "/out.adj", build, threads);
     EXPECT_EQ(out.first_edge(set.num_intervals()), set.manifest().num_edges);
 
     const Csr g = LoadCsr(input);
@@ -99,6 +100,17 @@ TEST_F(OutAdjacencyTest, HoldsEveryVertexsOutEdgesInOrder) {
   // Read buffers of one page: a batch a sender, hubs in pieces.
   Check(rmat, 3, IoKind::kUring, true, 0, 4096);
   Check(rmat, 3, IoKind::kPread, false, 0, 4096);
+}
+
+TEST_F(OutAdjacencyTest, IsTheSameBuiltOnAnyThreadCount) {
+  // Parts of the windows by thread: one part (1 thread), parts of uneven sizes (3 threads of
+  // 8 shards), one shard a part (8), and more threads than shards (its parts are the shards).
+  const std::string rmat = Rmat(12);
+  for (const int threads : {1, 3, 8, 16}) {
+    Check(rmat, 8, IoKind::kPread, false, 0, uint64_t{1} << 20, threads);
+  }
+  // Many blocks an interval, each placed by every part.
+  Check(Rmat(14), 3, IoKind::kUring, true, 0, uint64_t{1} << 20, 3);
 }
 
 TEST_F(OutAdjacencyTest, BuildsAnIntervalInManyBlocks) {
