@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 
 #include "base/error.h"
@@ -55,8 +56,8 @@ class IntervalBuild {
     io_.Run(std::vector<IoRequest>{{&index, 0, index_, files_.scatter_index_bytes(p)}});
     // Each part of the windows counts its runs' edges per source; then part k's count of u
     // becomes the edges of u in the parts before k: where part k puts u's first edge.
-    ParallelFor(parts_, static_cast<int>(parts_), [&](uint64_t k) {
-      uint32_t* counted = Counted(static_cast<uint32_t>(k));
+    InParts([&](uint32_t k) {
+      uint32_t* counted = Counted(k);
       std::fill_n(counted, count, 0);
       for (uint32_t q = PartBegin(k); q < PartBegin(k + 1); ++q) {
         Decode(q, [&](uint32_t source, uint64_t n, uint64_t) {
@@ -155,8 +156,8 @@ class IntervalBuild {
     io_.Run(requests_);
     // Each part of the windows puts its edges of u after those of the parts before it
     // (Counted), so the order is the windows' whatever the thread count.
-    ParallelFor(parts_, static_cast<int>(parts_), [&](uint64_t k) {
-      uint32_t* placed = Counted(static_cast<uint32_t>(k));
+    InParts([&](uint32_t k) {
+      uint32_t* placed = Counted(k);
       for (uint32_t q = PartBegin(k); q < PartBegin(k + 1); ++q) {
         if (from[q] == nullptr) continue;
         Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
@@ -195,6 +196,23 @@ class IntervalBuild {
         Write(targets, end - e, written);
         written += end - e;
       }
+    }
+  }
+
+  // body(k) for every part k, a thread each; of the parts that throw (a damaged window), the
+  // first part's error is thrown, so the window named does not depend on the threads' timing.
+  template <class F>
+  void InParts(F&& body) {
+    std::vector<std::exception_ptr> errors(parts_);
+    ParallelFor(parts_, static_cast<int>(parts_), [&](uint64_t k) {
+      try {
+        body(static_cast<uint32_t>(k));
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+    for (const std::exception_ptr& error : errors) {
+      if (error) std::rethrow_exception(error);
     }
   }
 

@@ -123,6 +123,44 @@ TEST_F(OutAdjacencyTest, BuildsAnIntervalInManyBlocks) {
   }
 }
 
+TEST_F(OutAdjacencyTest, NamesTheFirstDamagedWindowOnAnyThreadCount) {
+  const std::string shards = File("damaged-set");
+  ShardInto(Rmat(12), shards, 8);
+  const ShardSet set = ShardSet::Open(shards);
+  // Interval 1's index: the first run of its first and its last non-empty window damaged, so
+  // that at several threads two parts fail; the first window is the one named.
+  std::vector<uint32_t> windows;
+  for (uint32_t q = 0; q < set.num_intervals(); ++q) {
+    if (set.ScatterOffset(q + 1, 1) - set.ScatterOffset(q, 1) >= 5) windows.push_back(q);
+  }
+  ASSERT_GE(windows.size(), 2u);
+  std::string index = testing::ReadFile(set.ScatterIndexPath(1));
+  for (const uint32_t q : {windows.front(), windows.back()}) {
+    index.replace(set.ScatterOffset(q, 1), 5, std::string(5, '\xff'));  // a varint too long
+  }
+  WriteFile(set.ScatterIndexPath(1), index);
+  for (const int threads : {1, 2, 8}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    IoOptions options;
+    options.kind = IoKind::kPread;
+    auto io = IoBackend::Create(options);
+    const std::string work = File("work-" + std::to_string(threads));
+    std::filesystem::create_directories(work);
+    EdgeValueFiles values(*io, set, work, 4);
+    IntervalIo files(*io, set, values, false);
+    AlignedBuffer build(OutAdjacency::BuildBufferBytes(set, files, threads));
+    try {
+      OutAdjacency::Build(*io, set, files, work + "/out.adj", build, threads);
+      ADD_FAILURE() << "a damaged scatter index was read as runs";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.path(), set.ScatterIndexPath(1));
+      EXPECT_EQ(e.byte_offset(), set.ScatterOffset(windows.front(), 1));
+      EXPECT_NE(std::string(e.what()).find("the scatter index is damaged"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST_F(OutAdjacencyTest, CopiesAHubLargerThanABlock) {
   // Vertex 5 sends to 60,000 vertices (more than the smallest build buffer's block of about
   // 16 Ki edges), the others to a few.
