@@ -1794,21 +1794,28 @@ void Engine<Program>::PlanPull() {
   const uint64_t lent = LentFromBuilds();
   // Pull turns save more than holding the degrees (4-8 B a vertex an iteration) or the scatter
   // indexes does: where the budget holds those but not pull turns too, it holds pull turns.
+  // Then the route's buffer (--gather auto from kRouteFromThreads threads): the passes scan
+  // instead, which costs gather CPU where pull turns save a dense iteration's window writes
+  // and reads.
   const uint64_t degrees = plan_.degrees_shared ? 0 : plan_.degrees;
   const uint64_t runs = plan_.runs_shared ? 0 : plan_.runs;
-  if (why.empty() && need > headroom + lent && need <= headroom + lent + degrees + runs) {
+  const uint64_t route =
+      route_ && options_.gather == GatherChoice::kAuto ? Router::RouteBytes(threads_) : 0;
+  if (why.empty() && need > headroom + lent &&
+      need <= headroom + lent + degrees + runs + route) {
     std::string instead;
-    if (degrees > 0) {
-      plan_.degrees = 0;
-      headroom += degrees;
-      instead = "the degrees";
-    }
-    if (need > headroom + lent && runs > 0) {
-      plan_.runs = 0;
-      headroom += runs;
-      instead += std::string(instead.empty() ? "" : " and ") + "the scatter indexes";
-    }
-    if (options_.detail) options_.detail("pull turns in place of " + instead + " in memory");
+    // Gives up `held` bytes of `field` (the plan's) while pull turns do not fit yet.
+    auto give_up = [&](uint64_t held, uint64_t& field, const char* what) {
+      if (need <= headroom + lent || held == 0) return false;
+      headroom += held;
+      field -= held;
+      instead += std::string(instead.empty() ? "" : " and ") + what;
+      return true;
+    };
+    give_up(degrees, plan_.degrees, "the degrees in memory");
+    give_up(runs, plan_.runs, "the scatter indexes in memory");
+    if (give_up(route, plan_.gather, "the route's buffer (dense passes scan)")) route_ = false;
+    if (options_.detail) options_.detail("pull turns in place of " + instead);
   }
   if (why.empty() && need > headroom + lent) {
     why = "--memory leaves " + FormatMiB(headroom + lent) + " of the " + FormatMiB(need) +

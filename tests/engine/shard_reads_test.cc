@@ -206,6 +206,40 @@ TEST_P(ShardReadsTest, PullTurnsComeBeforeHoldingTheDegrees) {
   for (size_t v = 0; v < x.size(); ++v) EXPECT_EQ(x[v].rank, y[v].rank) << v;
 }
 
+TEST_P(ShardReadsTest, PullTurnsComeBeforeTheRoutesBuffer) {
+  if (TransportOf(GetParam()) == TransportChoice::kResident) return;  // (pulls nothing)
+  const ShardSet set = ShardInto(File("g.el"), File("pull"), 3);
+  EngineRun run = Run();
+  run.pages = true;
+  run.pull = TurnChoice::kAlways;
+  run.hold_runs = false;
+  run.values_in_memory = false;
+  run.threads = kRouteFromThreads;  // --gather auto routes dense passes from here on
+  Engine<apps::PageRank> both(set, apps::PageRank{}, OptionsFor(run));
+  const MemoryPlan plan = both.memory_plan();
+  ASSERT_GT(plan.gather, 0u) << plan.Describe();
+  ASSERT_GT(plan.pull, 0u) << plan.Describe();
+  const RunSummary a = both.Run();
+  EXPECT_GT(a.intervals_pulled, 0u);
+
+  // Pull turns or the route's buffer, but not both (nor the degrees, which come first).
+  run.memory = plan.Total() - plan.degrees - 1;
+  Engine<apps::PageRank> pull(set, apps::PageRank{}, OptionsFor(run));
+  EXPECT_EQ(pull.memory_plan().gather, 0u) << pull.memory_plan().Describe();
+  EXPECT_GT(pull.memory_plan().pull, 0u);
+  EXPECT_LE(pull.memory_plan().Total(), run.memory);
+  const RunSummary b = pull.Run();
+  EXPECT_EQ(b.intervals_pulled, a.intervals_pulled);
+  const auto x = both.Values(), y = pull.Values();  // routed or scanned: the same folds
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t v = 0; v < x.size(); ++v) EXPECT_EQ(x[v].rank, y[v].rank) << v;
+
+  run.gather = GatherChoice::kRoute;  // asked for by name: kept, and pull turns go
+  Engine<apps::PageRank> route(set, apps::PageRank{}, OptionsFor(run));
+  EXPECT_GT(route.memory_plan().gather, 0u);
+  EXPECT_EQ(route.memory_plan().pull, 0u);
+}
+
 // Records the degrees its vertices are given; kUsesInDegree as asked. Sends nothing.
 template <bool kIn>
 struct DegreeProbe {
