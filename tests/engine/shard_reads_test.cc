@@ -48,6 +48,21 @@ class ShardReadsTest : public WithTempDir<::testing::TestWithParam<Mode>> {
     run.Use(GetParam());
     return run;
   }
+  // Pull turns in every iteration, at page grain, with the vertex values on disk.
+  EngineRun PullRun() const {
+    EngineRun run = Run();
+    run.pages = true;
+    run.pull = TurnChoice::kAlways;
+    run.hold_runs = false;
+    run.values_in_memory = false;
+    return run;
+  }
+  // Whether a and b hold the same ranks, bit for bit.
+  static void ExpectSameRanks(Engine<apps::PageRank>& a, Engine<apps::PageRank>& b) {
+    const auto x = a.Values(), y = b.Values();
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t v = 0; v < x.size(); ++v) EXPECT_EQ(x[v].rank, y[v].rank) << v;
+  }
   // Every kind but those named read nothing.
   static void ExpectOnly(const RunSummary& s, std::initializer_list<FileKind> kinds) {
     for (int k = 0; k < static_cast<int>(FileKind::kCount); ++k) {
@@ -180,11 +195,7 @@ TEST_P(ShardReadsTest, DegreesAndScatterIndexesAreReadOnceWhereThePlanHoldsThem)
 TEST_P(ShardReadsTest, PullTurnsComeBeforeHoldingTheDegrees) {
   if (TransportOf(GetParam()) == TransportChoice::kResident) return;  // (pulls nothing)
   const ShardSet set = ShardInto(File("g.el"), File("pull"), 3);
-  EngineRun run = Run();
-  run.pages = true;
-  run.pull = TurnChoice::kAlways;
-  run.hold_runs = false;
-  run.values_in_memory = false;
+  EngineRun run = PullRun();
   Engine<apps::PageRank> both(set, apps::PageRank{}, OptionsFor(run));
   const MemoryPlan plan = both.memory_plan();
   ASSERT_GT(plan.degrees, 0u) << plan.Describe();
@@ -201,19 +212,13 @@ TEST_P(ShardReadsTest, PullTurnsComeBeforeHoldingTheDegrees) {
   const RunSummary b = pull.Run();
   EXPECT_EQ(b.intervals_pulled, a.intervals_pulled);
   EXPECT_GT(Read(b, FileKind::kDegrees), Read(a, FileKind::kDegrees));  // at every turn
-  const auto x = both.Values(), y = pull.Values();
-  ASSERT_EQ(x.size(), y.size());
-  for (size_t v = 0; v < x.size(); ++v) EXPECT_EQ(x[v].rank, y[v].rank) << v;
+  ExpectSameRanks(both, pull);
 }
 
 TEST_P(ShardReadsTest, PullTurnsComeBeforeTheRoutesBuffer) {
   if (TransportOf(GetParam()) == TransportChoice::kResident) return;  // (pulls nothing)
   const ShardSet set = ShardInto(File("g.el"), File("pull"), 3);
-  EngineRun run = Run();
-  run.pages = true;
-  run.pull = TurnChoice::kAlways;
-  run.hold_runs = false;
-  run.values_in_memory = false;
+  EngineRun run = PullRun();
   run.threads = kRouteFromThreads;  // --gather auto routes dense passes from here on
   Engine<apps::PageRank> both(set, apps::PageRank{}, OptionsFor(run));
   const MemoryPlan plan = both.memory_plan();
@@ -230,9 +235,7 @@ TEST_P(ShardReadsTest, PullTurnsComeBeforeTheRoutesBuffer) {
   EXPECT_LE(pull.memory_plan().Total(), run.memory);
   const RunSummary b = pull.Run();
   EXPECT_EQ(b.intervals_pulled, a.intervals_pulled);
-  const auto x = both.Values(), y = pull.Values();  // routed or scanned: the same folds
-  ASSERT_EQ(x.size(), y.size());
-  for (size_t v = 0; v < x.size(); ++v) EXPECT_EQ(x[v].rank, y[v].rank) << v;
+  ExpectSameRanks(both, pull);  // routed or scanned: the same folds
 
   run.gather = GatherChoice::kRoute;  // asked for by name: kept, and pull turns go
   Engine<apps::PageRank> route(set, apps::PageRank{}, OptionsFor(run));
