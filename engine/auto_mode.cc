@@ -15,6 +15,7 @@ bool EdgeKind(size_t kind) {
     case FileKind::kDynamic:
     case FileKind::kScatterIndex:
     case FileKind::kWeights:
+    case FileKind::kInAdjacency:  // a pull turn's targets and sources by target
       return true;
     default:
       return false;

@@ -61,6 +61,7 @@
 #include "engine/dynamic_shards.h"
 #include "engine/edge_value_files.h"
 #include "engine/engine_options.h"
+#include "engine/in_adjacency.h"
 #include "engine/interval_io.h"
 #include "engine/memory_plan.h"
 #include "engine/program.h"
@@ -313,6 +314,7 @@ class Engine {
     } catch (...) {  // the run's error has been reported already
     }
     columns_.reset();  // waits for its reads
+    in_starts_.reset();
     io_->UnregisterBuffers();  // before the buffers are freed
   }
   Engine(const Engine&) = delete;
@@ -383,6 +385,7 @@ class Engine {
     std::vector<EdgeValue>().swap(msgs_);
     std::vector<uint64_t>().swap(sent_);
     columns_.reset();
+    in_starts_.reset();
   }
   // The static windows over `set` (the static shards or a dynamic shard set).
   std::unique_ptr<Transport> MakeStaticWindows(const ShardSet& set, IntervalIo& io,
@@ -394,6 +397,7 @@ class Engine {
                                         options_.sparse_own_min_edges);
     if (&set == &set_ && pull_allowed_) windows->SetPulled(&pulled_);
     if (&set == &set_ && !own_runs_only_.empty()) windows->SetOwnRunsOnly(&own_runs_only_);
+    if (&set == &set_ && in_adj_) windows->SetInSources(&in_sources_);
     // Direct transfers into buffers the ring knows skip pinning pages per request (io_uring
     // and options.io.register_buffers; refused quietly when RLIMIT_MEMLOCK is too small).
     if (options_.io.direct) buffers_registered_ = io_->RegisterBuffers(windows->Buffers());
@@ -695,6 +699,35 @@ class Engine {
   uint64_t column_bytes_ = 0;
   std::optional<PullColumns> columns_;
   void PlanPull();
+  // Pull turns from the in-adjacency (in_adjacency.h; docs/engine.md, "Pull turns"), for
+  // accumulation programs that read no weights: planned by PlanPull (in_planned_: the starts'
+  // buffer in the plan, the build's buffer in the room pull turns take later),
+  // built before the first pull turn. in_sources_[p]: a load of p for this iteration's turns
+  // reads its targets from it (where no other window carries messages); in_turn_: this turn
+  // folds its other windows' messages from msgs_ by target (InTurn). msgs_fresh_[p]: msgs_
+  // holds what p sent in its last pull turn, which is forgotten (ForgetSent) at p's next place
+  // in the order, every interval having taken it by then.
+  bool in_planned_ = false;
+  uint64_t in_build_bytes_ = 0;  // the build's buffer (reading ahead where the room allows)
+  std::optional<InAdjacency> in_adj_;
+  std::optional<InStarts> in_starts_;
+  std::vector<uint8_t> in_sources_;
+  const uint32_t* in_now_ = nullptr;  // the turn's starts (InAdjacency)
+  bool in_turn_ = false;
+  std::vector<uint8_t> msgs_fresh_;
+  void BuildInAdjacency();
+  // Whether q's turn, if next, is expected to go by target.
+  bool ByTargetNext(uint32_t q) const {
+    if (!in_starts_ || q == kNoInterval || !in_sources_[q]) return false;
+    for (uint32_t r = 0; r < num_intervals(); ++r) {
+      if (r != q && transport_->Carries(q, r)) return false;
+    }
+    return true;
+  }
+  void PrefetchStarts(uint32_t next) {
+    if (next != kNoInterval && ByTargetNext(next)) in_starts_->Prefetch(next);
+  }
+  void ForgetSent(uint32_t p);
   // Starts reading the runs the turn after p's, `next`, pulls (as far as they are known: the
   // windows marked for it, and (next, p) if p pulls), while p computes.
   void PrefetchColumn(uint32_t p, uint32_t next);
@@ -879,15 +912,34 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     return;
   }
   pending_[p] = 0;
+  ForgetSent(p);  // every other interval has taken it
   const uint32_t next = NextPending(p);
   const IntervalData& data = transport_->BeginCompute(p, next);
   VertexValue* values = LoadValues(p);
 
   const auto t = Clock::now();
   const uint32_t n = num_intervals();
-  PullIn(p);
+  in_turn_ = false;
+  if (data.in_sources) {
+    // By target where every other window's message waits in msgs_ (if any); else the
+    // shard's own targets, where a pass needs those of another window.
+    bool pulled = false, carried = false;
+    for (uint32_t r = 0; r < n; ++r) {
+      if (r == p) continue;
+      pulled = pulled || pulled_[static_cast<size_t>(p) * n + r];
+      carried = carried || transport_->Carries(p, r);
+    }
+    in_turn_ = pulled && !carried && !(logs_ && logs_->size(p) > 0);
+    if (!in_turn_ && (pulled || carried)) transport_->UseShardTargets();
+  }
+  if (in_turn_) {
+    pull_in_ = false;
+    in_now_ = in_starts_->Take(p, &stats_.io_wait_seconds);
+  } else {
+    PullIn(p);
+  }
   for (uint32_t r = 0; r < n; ++r) {
-    if (pull_in_ && pull_from_[r]) {
+    if ((pull_in_ && pull_from_[r]) || (in_turn_ && r != p)) {
       stats_.edges_loaded += cur_->Window(p, r + 1).first_edge - cur_->Window(p, r).first_edge;
     }
     if (!transport_->Carries(p, r)) continue;
@@ -931,6 +983,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   forward_ = true;
   if (logs_) stats_.edges_loaded += logs_->size(p);
   uint64_t changed = Pass(p, iteration, data, values, /*inner=*/false);
+  if (in_turn_) PrefetchStarts(next);  // this turn's are used
   if (logs_) logs_->Clear(p);  // folded by the pass
   if (pull_in_) {  // and so were the pulled windows
     for (uint32_t r = 0; r < n; ++r) {
@@ -939,6 +992,15 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
       --pulled_count_;
     }
     pull_in_ = false;
+  }
+  if (in_turn_) {  // every other window's, by target
+    ++stats_.intervals_by_target;
+    for (uint32_t r = 0; r < n; ++r) {
+      if (r == p || !pulled_[static_cast<size_t>(p) * n + r]) continue;
+      pulled_[static_cast<size_t>(p) * n + r] = 0;
+      --pulled_count_;
+    }
+    in_turn_ = false;
   }
   if (ordered_) {
     changed = Drain(p, iteration, data, values);
@@ -1123,6 +1185,46 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
         touched_[v] = 0;
         message_[v] = identity;
       }
+      // A turn by target (in_turn_): the other windows' messages from msgs_, each target's
+      // sources in earlier intervals before window (p, p)'s messages, those in later ones
+      // after (in_adjacency.h): shard order all the same.
+      auto by_target = [&](bool earlier) {
+        const uint32_t* cross = targets;  // the in-adjacency's sources in the targets' places
+        const uint64_t own_n = cur_->Window(p, p + 1).first_edge - own_first;
+        const EdgeValue* sent = msgs_.data();
+        auto source = [&](uint64_t i) { return cross[i < own_first ? i : i + own_n]; };
+        constexpr uint64_t kAhead = 24;
+        const uint64_t last = in_now_[hi];
+        for (uint32_t v = lo; v < hi; ++v) {
+          uint64_t i = in_now_[v];
+          const uint64_t end = in_now_[v + 1];
+          if (!earlier) {  // v's first source in a later interval
+            for (uint64_t j = end; i < j;) {
+              const uint64_t mid = i + (j - i) / 2;
+              if (source(mid) < begin) {
+                i = mid + 1;
+              } else {
+                j = mid;
+              }
+            }
+          }
+          Accumulator a = acc_[v];
+          uint64_t got = 0;
+          for (; i < end; ++i) {
+            const uint32_t s = source(i);
+            if (earlier && s >= begin) break;
+            if (i + kAhead < last) __builtin_prefetch(sent + source(i + kAhead));
+            const EdgeValue m = sent[s];
+            if (m == identity) continue;
+            a = program_.gather(a, m, 1.0f);
+            ++got;
+          }
+          acc_[v] = a;
+          if (got > 0) touched_[v] = 1;
+          used += got;
+        }
+      };
+      if (in_turn_) by_target(true);
       // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
       if (split) {
         if constexpr (SplitsGather<Program>()) {
@@ -1164,6 +1266,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
                                              lo, hi, identity, fold));
         }
       }
+      if (in_turn_) by_target(false);
       if (logs_ && logs_->size(p) > 0) {
         // What push turns sent p (message_logs.h), after the windows' messages, in the order
         // it was sent: the same at any thread count. (Only unweighted use pushes.)
@@ -1782,11 +1885,21 @@ void Engine<Program>::PlanPull() {
       window_runs = std::max(window_runs, set_.ScatterOffset(q + 1, r) - set_.ScatterOffset(q, r));
     }
   }
-  column_bytes_ = PullColumns::Bytes(window_runs, shard_io_->ColumnBytes());
-  // out_msg_ and msgs_, the column buffer, pulled_, window_sources_ and sources_known_, sent_
-  const uint64_t need = (set_.largest_interval() + num_vertices) * sizeof(EdgeValue) +
-                        column_bytes_ + uint64_t{n} * n * (1 + 2 * sizeof(uint32_t)) + n +
-                        (set_.largest_interval() / 64 + 1) * sizeof(uint64_t);
+  // By target (in_adjacency.h; accumulation programs that read no weights): the starts'
+  // buffer too, and the column buffer, which then serves only the turns that
+  // cannot go by target, at its least. Where the budget cannot hold that, from the runs.
+  bool by_target = kAccumulation && options_.pull_by_target &&
+                   !(Program::kUsesWeights && set_.weighted());
+  const uint64_t in_need = InAdjacency::StartsBytes(set_);
+  uint64_t need = 0;
+  auto plan_need = [&] {
+    column_bytes_ = PullColumns::Bytes(window_runs, by_target ? 0 : shard_io_->ColumnBytes());
+    // out_msg_ and msgs_, the column buffer, pulled_, window_sources_ and sources_known_, sent_
+    need = (set_.largest_interval() + num_vertices) * sizeof(EdgeValue) + column_bytes_ +
+           uint64_t{n} * n * (1 + 2 * sizeof(uint32_t)) + n +
+           (set_.largest_interval() / 64 + 1) * sizeof(uint64_t) + (by_target ? in_need : 0);
+  };
+  plan_need();
   uint64_t headroom =
       options_.memory_bytes > plan_.Total() ? options_.memory_bytes - plan_.Total() : 0;
   // In mode auto the dynamic shard builds' room is lent, as to push turns (PlanPush): a set is
@@ -1801,6 +1914,12 @@ void Engine<Program>::PlanPull() {
   const uint64_t runs = plan_.runs_shared ? 0 : plan_.runs;
   const uint64_t route =
       route_ && options_.gather == GatherChoice::kAuto ? Router::RouteBytes(threads_) : 0;
+  std::string why_not;  // pull turns by target
+  if (by_target && why.empty() && need > headroom + lent + degrees + runs + route) {
+    by_target = false;
+    plan_need();
+    why_not = "--memory cannot hold their " + FormatMiB(in_need);
+  }
   if (why.empty() && need > headroom + lent &&
       need <= headroom + lent + degrees + runs + route) {
     std::string instead;
@@ -1841,6 +1960,22 @@ void Engine<Program>::PlanPull() {
                     (lent > 0 ? " (" + FormatMiB(lent) + " of it the dynamic shard builds')"
                               : ""));
   }
+  // By target, the in-adjacency's build takes what msgs_, the column buffer and the starts'
+  // buffer take later (free until the first pull turn) and what is left.
+  const uint64_t build = InAdjacency::BuildBufferBytes(set_, *shard_io_, threads_);
+  const uint64_t overlapped = InAdjacency::OverlappedBufferBytes(set_, *shard_io_, threads_);
+  const uint64_t build_room = headroom + lent - need + num_vertices * sizeof(EdgeValue) +
+                              column_bytes_ + in_need;
+  if (by_target && build > build_room) {
+    why_not = "the in-adjacency's build needs " + FormatMiB(build) + " and --memory leaves " +
+              FormatMiB(build_room);
+    by_target = false;
+  }
+  if (!why_not.empty() && options_.detail) {
+    options_.detail("pull turns by target not used: " + why_not);
+  }
+  in_planned_ = by_target;
+  in_build_bytes_ = overlapped <= build_room ? overlapped : build;
 }
 
 template <GasProgram Program>
@@ -1875,11 +2010,54 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
   if (pull_) {
     logs_.reset();
     push_buffer_ = AlignedBuffer();
-    if (msgs_.empty()) msgs_.assign(set_.manifest().num_vertices, program_.identity());
+    if (in_planned_ && !in_adj_) BuildInAdjacency();  // (before msgs_ takes its room)
+    if (in_adj_ && !in_starts_) {  // (given up to a dynamic shard build)
+      in_starts_.emplace(*io_, *in_adj_, InAdjacency::StartsBytes(set_));
+    }
+    if (msgs_.empty()) {
+      msgs_.assign(set_.manifest().num_vertices, program_.identity());
+      std::fill(msgs_fresh_.begin(), msgs_fresh_.end(), 0);
+    }
     if (sent_.empty()) sent_.assign(set_.largest_interval() / 64 + 1, 0);
     if (!columns_) columns_.emplace(*shard_io_, num_intervals(), column_bytes_);
   }
   SetOwnRunsOnly();
+  // (The first iteration's turns have nothing to take from msgs_.)
+  for (uint8_t& in : in_sources_) in = pull_ && iteration > 0;
+}
+
+template <GasProgram Program>
+void Engine<Program>::BuildInAdjacency() {
+  in_planned_ = false;
+  const IoCounters before = io_->counters();
+  const auto t = Clock::now();
+  {
+    AlignedBuffer buffer(in_build_bytes_);
+    in_adj_.emplace(
+        InAdjacency::Build(*io_, set_, *shard_io_, work_->path() + "/in.adj", buffer, threads_));
+  }
+  const uint32_t n = num_intervals();
+  std::vector<uint64_t> sections(n);
+  for (uint32_t p = 0; p < n; ++p) sections[p] = in_adj_->section(p);
+  shard_io_->SetInSources(&in_adj_->file(), std::move(sections));
+  in_sources_.assign(n, 0);
+  transport_->SetInSources(&in_sources_);
+  in_starts_.emplace(*io_, *in_adj_, InAdjacency::StartsBytes(set_));
+  msgs_fresh_.assign(n, 0);
+  AddBuildIo(before);
+  if (options_.detail) {
+    options_.detail("pull turns: in-adjacency of " + FormatMiB(in_adj_->disk_bytes()) +
+                    " built in " + std::to_string(static_cast<uint64_t>(Since(t) * 1000)) + " ms");
+  }
+}
+
+template <GasProgram Program>
+void Engine<Program>::ForgetSent(uint32_t p) {
+  if (msgs_fresh_.empty() || !msgs_fresh_[p]) return;
+  msgs_fresh_[p] = 0;
+  if (msgs_.empty()) return;
+  std::fill(msgs_.begin() + set_.interval_begin(p), msgs_.begin() + set_.interval_end(p),
+            program_.identity());
 }
 
 template <GasProgram Program>
@@ -1945,6 +2123,7 @@ template <GasProgram Program>
 void Engine<Program>::PrefetchColumn(uint32_t p, uint32_t next) {
   if (!columns_ || next == kNoInterval || next == p) return;
   const uint32_t n = num_intervals();
+  if (ByTargetNext(next)) return;  // (its starts are read after p's gather)
   std::vector<uint8_t> wanted(n);
   for (uint32_t r = 0; r < n; ++r) {
     wanted[r] = r != next && (pulled_[static_cast<size_t>(next) * n + r] || (pull_ && r == p));
@@ -1963,6 +2142,7 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
     }
   }
   std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
+  if (!msgs_fresh_.empty()) msgs_fresh_[p] = 1;
   ++stats_.intervals_pulled;
   // The windows the messages reach, found as a turn filling them would, without the fill.
   const bool own_empty = set_.Window(p, p + 1).first_edge == set_.Window(p, p).first_edge;
@@ -2241,7 +2421,7 @@ RunSummary Engine<Program>::Run() {
     for (uint32_t p = 0; p < n; ++p) {
       if (pending_[p]) {
         Compute(p, iteration);
-      } else if (dirty_[p]) {
+      } else if (ForgetSent(p); dirty_[p]) {
         transport_->Clear(p);
         dirty_[p] = 0;
         ++stats_.intervals_cleared;
@@ -2311,7 +2491,8 @@ RunSummary Engine<Program>::Run() {
         std::vector<EdgeValue>().swap(msgs_);  // pull turns lend their room to the build
         std::vector<uint64_t>().swap(sent_);
         columns_.reset();
-        BuildDynamic(kSent);
+        in_starts_.reset();
+            BuildDynamic(kSent);
         ++summary.dynamic_builds;
         served_ = 0;
       }
@@ -2333,6 +2514,7 @@ RunSummary Engine<Program>::Run() {
     summary.edges_pushed += stats_.edges_pushed;
     summary.push_fallbacks += stats_.push_fallbacks;
     summary.intervals_pulled += stats_.intervals_pulled;
+    summary.intervals_by_target += stats_.intervals_by_target;
     summary.intervals_own_runs += stats_.intervals_own_runs;
     stats_.seconds = Since(t);
     stats_.io = io_->counters();
@@ -2367,6 +2549,7 @@ RunSummary Engine<Program>::Run() {
                            " pushed messages unread");
   }
   summary.out_adjacency_bytes = out_adj_ ? out_adj_->disk_bytes() : 0;
+  summary.in_adjacency_bytes = in_adj_ ? in_adj_->disk_bytes() : 0;
   transport_->Finish();
   ReleaseRunBuffers();
   summary.iterations = iteration;

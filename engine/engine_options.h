@@ -151,6 +151,11 @@ struct EngineOptions {
   // Pull turns (above): static windows at page grain, mode static or auto before any dynamic
   // set, no streamed interval; an iteration pulls when it does not push.
   TurnChoice pull = TurnChoice::kNever;
+  // Pull turns of accumulation programs that read no weights fold their other windows'
+  // messages by target from an in-adjacency built before the first of them
+  // (engine/in_adjacency.h) where the budget allows; false: from the shards' runs (tests and
+  // comparisons).
+  bool pull_by_target = true;
   ShardMode mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer_bytes = kDefaultDelayBufferBytes;

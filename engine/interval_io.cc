@@ -156,11 +156,12 @@ void IntervalIo::Allocate(ScatterBuffer& scatter) const {
 }
 
 void IntervalIo::StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted,
-                           bool windows_only, bool messages, bool all_runs) {
+                           bool windows_only, bool messages, bool all_runs, bool in_sources) {
   const uint32_t n = set_->num_intervals();
   if (!windows_only) Drain(data);  // its buffers are about to be overwritten
   requests_.clear();
   data.interval = p;
+  if (!windows_only) data.in_sources = in_sources && in_file_ != nullptr;
   for (uint32_t r = 0; r < n; ++r) {
     if (!windows_only || data.loaded[r] != kWholeWindow) {
       data.loaded[r] = wanted[r] != 0 ? wanted[r] : (windows_only ? data.loaded[r] : 0);
@@ -256,6 +257,12 @@ void IntervalIo::PushJoined(Tails& tail, int kind, const IoFile* file, uint64_t 
 void IntervalIo::PushTargets(uint32_t p, IntervalData& data, uint64_t first, uint64_t last,
                              Tails& tail) {
   if (last <= first) return;
+  if (data.in_sources) {  // the in-adjacency's section mirrors the shard's targets
+    const Cover t = CoverOf(first * 4, last * 4, in_file_->alignment());
+    PushJoined(tail, kTargetsTail, in_file_, in_sections_[p] + t.offset,
+               data.targets.data() + t.offset, t.length);
+    return;
+  }
   const uint64_t unit =
       std::max(adjacency_[p].alignment(), use_weights_ ? weights_[p].alignment() : uint32_t{1});
   const Cover t = CoverOf(first * 4, last * 4, unit);
@@ -265,6 +272,14 @@ void IntervalIo::PushTargets(uint32_t p, IntervalData& data, uint64_t first, uin
     PushJoined(tail, kWeightsTail, &weights_[p], t.offset, data.weights.data() + t.offset,
                t.length);
   }
+}
+
+void IntervalIo::ReadShardTargets(IntervalData& data) {
+  FinishLoad(data);
+  if (!data.in_sources) return;
+  data.in_sources = false;
+  const uint32_t p = data.interval;
+  ReadTargets(p, data, {{0, set_->Window(p, set_->num_intervals()).first_edge}});
 }
 
 void IntervalIo::ReadTargets(uint32_t p, IntervalData& data,

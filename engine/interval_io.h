@@ -73,6 +73,9 @@ struct IntervalData {
                                 // weights: 0, kWholeWindow, kWindowChunks or kChunkMessages
   AlignedBuffer degrees;        // aligned covers of the out- and in-degrees of p
   size_t out_degrees_at = 0, in_degrees_at = 0;
+  bool in_sources = false;      // targets read from the in-adjacency (in_adjacency.h): window
+                                // (p, p)'s targets, the other windows' places their sources
+                                // by target
 
   const uint32_t* Targets() const { return reinterpret_cast<const uint32_t*>(targets.data()); }
   // The in-edges' weights, or nullptr when every weight is 1 (none were read).
@@ -146,8 +149,20 @@ class IntervalIo {
   // messages false: the windows' targets and weights only (their messages start empty).
   // all_runs false: of p's scatter index, only window (p, p)'s runs (at their place in
   // data.runs; the others' bytes are not read), for turns that send through nothing else.
+  // in_sources (a load that is not windows_only, when SetInSources gave a file): every target
+  // comes from the in-adjacency instead of the shard (IntervalData::in_sources), as do those of
+  // later reads into the same load.
   void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false,
-                 bool messages = true, bool all_runs = true);
+                 bool messages = true, bool all_runs = true, bool in_sources = false);
+  // The in-adjacency (in_adjacency.h) that loads with in_sources read: `file`, shard p's
+  // section at byte sections[p]. Not for a program that reads weights. nullptr: none.
+  void SetInSources(const IoFile* file, std::vector<uint64_t> sections) {
+    in_file_ = file;
+    in_sections_ = std::move(sections);
+  }
+  // Reads the whole of shard p's targets from the shard into a load that read them from the
+  // in-adjacency (for a turn that cannot use them), and waits.
+  void ReadShardTargets(IntervalData& data);
   // Reads the rest of the scatter index of a load that read only window (p, p)'s runs, and
   // waits (nothing when it holds them all).
   void ReadAllRuns(IntervalData& data);
@@ -266,6 +281,8 @@ class IntervalIo {
   std::vector<IoRequest> requests_;
   std::vector<uint8_t> streamed_;  // per interval, or empty: none
   const WindowChunks* chunks_ = nullptr;
+  const IoFile* in_file_ = nullptr;  // SetInSources'
+  std::vector<uint64_t> in_sections_;
 };
 
 }  // namespace needle

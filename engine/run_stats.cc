@@ -102,6 +102,7 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "edges_pushed", s.edges_pushed);
   AppendNumber(out, "push_fallbacks", uint64_t{s.push_fallbacks});
   AppendNumber(out, "intervals_pulled", uint64_t{s.intervals_pulled});
+  AppendNumber(out, "intervals_by_target", uint64_t{s.intervals_by_target});
   AppendNumber(out, "intervals_own_runs", uint64_t{s.intervals_own_runs});
   out += std::string("\"shadow\":") + (s.shadow ? "true" : "false") + ',';
   AppendNumber(out, "dynamic_edges", s.dynamic_edges);
@@ -139,8 +140,10 @@ std::string ToJson(const RunSummary& s) {
   AppendNumber(out, "edges_pushed", s.edges_pushed);
   AppendNumber(out, "push_fallbacks", s.push_fallbacks);
   AppendNumber(out, "intervals_pulled", s.intervals_pulled);
+  AppendNumber(out, "intervals_by_target", s.intervals_by_target);
   AppendNumber(out, "intervals_own_runs", s.intervals_own_runs);
   AppendNumber(out, "out_adjacency_bytes", s.out_adjacency_bytes);
+  AppendNumber(out, "in_adjacency_bytes", s.in_adjacency_bytes);
   AppendNumber(out, "num_vertices", s.num_vertices);
   AppendNumber(out, "num_edges", s.num_edges);
   AppendNumber(out, "num_intervals", uint64_t{s.num_intervals});

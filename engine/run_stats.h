@@ -47,6 +47,7 @@ struct IterationStats {
   uint64_t edges_pushed = 0;
   uint32_t push_fallbacks = 0;
   uint32_t intervals_pulled = 0;  // turns that kept their messages to others in the array
+  uint32_t intervals_by_target = 0;  // turns that took their pulled messages by target
   uint32_t intervals_own_runs = 0;  // push and pull turns that read only window (p, p)'s runs of
                                     // their scatter index
   // Dynamic shards (EngineOptions::mode ads, ods):
@@ -88,8 +89,10 @@ struct RunSummary {
   uint64_t edges_pushed = 0;       // all iterations' IterationStats::edges_pushed
   uint64_t push_fallbacks = 0;     // all iterations' IterationStats::push_fallbacks
   uint64_t intervals_pulled = 0;   // all iterations' IterationStats::intervals_pulled
+  uint64_t intervals_by_target = 0;  // all iterations' IterationStats::intervals_by_target
   uint64_t intervals_own_runs = 0;  // all iterations' IterationStats::intervals_own_runs
   uint64_t out_adjacency_bytes = 0;  // the out-adjacency file push turns read (0: none built)
+  uint64_t in_adjacency_bytes = 0;   // the in-adjacency file pull turns read (0: none built)
   uint32_t max_inner_passes = 0;  // EngineOptions::max_inner_passes
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;

@@ -74,7 +74,8 @@ const IntervalData& StaticWindows::Degrees(uint32_t p) {
 void StaticWindows::Start(uint32_t first) {
   std::fill(carries_.begin(), carries_.end(), 0);  // the files start without messages
   if (first != kNoInterval && !Streamed(first)) {
-    io_->StartLoad(first, data_[0], Wanted(first, kNoInterval));
+    const uint8_t* wanted = Wanted(first, kNoInterval);
+    io_->StartLoad(first, data_[0], wanted, false, true, true, wanted_in_);
   }
 }
 
@@ -88,7 +89,8 @@ void StaticWindows::Resume(uint32_t first, std::vector<uint8_t> carries) {
     }
   }
   if (first != kNoInterval && !Streamed(first)) {
-    io_->StartLoad(first, data_[0], Wanted(first, kNoInterval));
+    const uint8_t* wanted = Wanted(first, kNoInterval);
+    io_->StartLoad(first, data_[0], wanted, false, true, true, wanted_in_);
   }
 }
 
@@ -101,6 +103,12 @@ void StaticWindows::Finish() {
 }
 
 const uint8_t* StaticWindows::Wanted(uint32_t q, uint32_t current) {
+  // From the in-adjacency, whose places of the other windows hold their sources: all of them,
+  // where none of those windows carries messages.
+  wanted_in_ = in_ != nullptr && (*in_)[q] != 0;
+  for (uint32_t r = 0; r < n_ && wanted_in_; ++r) {
+    if (r != q && carries_[Index(q, r)]) wanted_in_ = false;
+  }
   for (uint32_t r = 0; r < n_; ++r) {
     // The window `current` may fill: its messages will come from current's scatter buffer
     // (Patch, BeginTurn), so at page grain only its targets are read.
@@ -112,7 +120,7 @@ const uint8_t* StaticWindows::Wanted(uint32_t q, uint32_t current) {
       // The targets of a pulled window, and those of (q, q) that LoadOwnWindow would read
       // (its messages were all consumed in q's last turn).
       const bool own = r == q && own_targets_ && !Sparse(q);
-      wanted_[r] = Pulled(q, r) || own ? kTargetsOnly : 0;
+      wanted_[r] = Pulled(q, r) || own || (wanted_in_ && r != q) ? kTargetsOnly : 0;
     }
   }
   return wanted_.data();
@@ -133,8 +141,9 @@ IntervalData& StaticWindows::Acquire(uint32_t p) {
     io_->FinishLoad(d);
     d.interval = kNoInterval;
   }
-  io_->StartLoad(p, data_[0], Wanted(p, kNoInterval), /*windows_only=*/false,
-                 /*messages=*/true, AllRuns(p));
+  const uint8_t* wanted = Wanted(p, kNoInterval);
+  io_->StartLoad(p, data_[0], wanted, /*windows_only=*/false, /*messages=*/true, AllRuns(p),
+                 wanted_in_);
   io_->FinishLoad(data_[0]);
   stats_->io_wait_seconds += Since(t);
   return data_[0];
@@ -157,6 +166,12 @@ void StaticWindows::LoadMissing(IntervalData& data) {
   const auto t = Clock::now();
   io_->StartLoad(p, data, wanted_.data(), /*windows_only=*/true);
   io_->FinishLoad(data);
+  stats_->io_wait_seconds += Since(t);
+}
+
+void StaticWindows::UseShardTargets() {
+  const auto t = Clock::now();
+  io_->ReadShardTargets(*current_);
   stats_->io_wait_seconds += Since(t);
 }
 
@@ -221,8 +236,9 @@ void StaticWindows::StartPrefetch() {
     if (d.interval != p && !d.in_flight) slot = &d;
   }
   if (slot != nullptr && data_[0].interval != next && data_[1].interval != next) {
-    io_->StartLoad(next, *slot, Wanted(next, p), /*windows_only=*/false,
-                   /*messages=*/true, AllRuns(next));
+    const uint8_t* wanted = Wanted(next, p);
+    io_->StartLoad(next, *slot, wanted, /*windows_only=*/false, /*messages=*/true,
+                   AllRuns(next), wanted_in_);
   }
 }
 

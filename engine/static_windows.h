@@ -64,6 +64,8 @@ class StaticWindows final : public Transport {
   std::byte* OutWindow(uint32_t q) override { return out_->bytes.data() + out_->offsets[q]; }
   void SetPulled(const std::vector<uint8_t>* pulled) override { pulled_ = pulled; }
   void SetOwnRunsOnly(const std::vector<uint8_t>* own_only) override { own_only_ = own_only; }
+  void SetInSources(const std::vector<uint8_t>* in) override { in_ = in; }
+  void UseShardTargets() override;
   void LoadAllRuns() override;
   std::byte* PulledMessages(uint32_t r) override {
     return current_->values.data() + edges_->WindowOffset(current_->interval, r);
@@ -135,6 +137,8 @@ class StaticWindows final : public Transport {
   std::vector<uint8_t> write_;       // scratch: the windows a write-back writes
   const std::vector<uint8_t>* pulled_ = nullptr;  // SetPulled's
   const std::vector<uint8_t>* own_only_ = nullptr;  // SetOwnRunsOnly's
+  const std::vector<uint8_t>* in_ = nullptr;        // SetInSources'
+  bool wanted_in_ = false;  // the load Wanted() asked for reads the in-adjacency
   AlignedBuffer stream_;             // streamed intervals' pieces (empty when none is)
   uint32_t streaming_ = kNoInterval;  // the streamed interval whose turn it is
   // Page grain: the chunk marks (the caller's: they outlive the transport, for whatever moves

@@ -86,6 +86,13 @@ class Transport {
   // p read only that window's runs of p's scatter index (IntervalData::all_runs false).
   // LoadAllRuns reads the rest for the current turn, when it needs them after all.
   virtual void SetOwnRunsOnly(const std::vector<uint8_t>* /*own_only*/) {}
+  // Pull turns from the in-adjacency (in_adjacency.h; static windows only): in[p] set (the
+  // engine's vector; nullptr: none) has a load of p with no other window carrying messages
+  // read its targets from the in-adjacency (IntervalData::in_sources).
+  virtual void SetInSources(const std::vector<uint8_t>* /*in*/) {}
+  // The turn's load read its targets from the in-adjacency, and the turn needs the shard's:
+  // reads them all (and waits).
+  virtual void UseShardTargets() {}
   virtual void LoadAllRuns() {}
   // Where window (q, p)'s messages go during p's turn.
   virtual std::byte* OutWindow(uint32_t q) = 0;

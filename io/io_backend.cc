@@ -109,6 +109,8 @@ std::string_view FileKindName(FileKind kind) {
       return "buckets";
     case FileKind::kOutAdjacency:
       return "out_adjacency";
+    case FileKind::kInAdjacency:
+      return "in_adjacency";
     case FileKind::kCount:
       break;
   }

@@ -72,10 +72,11 @@ enum class FileKind : int {
   kDegrees,        // a shard set's degrees.bin
   kBuckets,        // the sharder's temporary bucket file
   kOutAdjacency,   // a run's out-adjacency file, out.adj (engine/out_adjacency.h)
+  kInAdjacency,    // a run's in-adjacency file, in.adj (engine/in_adjacency.h)
   kCount
 };
 // "adjacency", "values", "dynamic", "vertices", "other", "scatter_index", "weights",
-// "window_index", "degrees", "buckets", "out_adjacency".
+// "window_index", "degrees", "buckets", "out_adjacency", "in_adjacency".
 std::string_view FileKindName(FileKind kind);
 
 struct IoOptions {

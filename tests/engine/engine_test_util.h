@@ -142,6 +142,7 @@ struct EngineRun {
   TurnChoice pull = TurnChoice::kNever;
   double push_below = kDefaultPushBelow;  // EngineOptions::push_below
   bool hold_runs = true;                   // EngineOptions::hold_scatter_indexes
+  bool pull_by_target = true;              // EngineOptions::pull_by_target
   void Use(Mode m) {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
@@ -218,6 +219,7 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.push_log_bytes = run.push_log_bytes;
   options.push_decides = run.push_decides;
   options.pull = run.pull;
+  options.pull_by_target = run.pull_by_target;
   options.push_below = run.push_below;
   return options;
 }

@@ -220,6 +220,7 @@ TEST_P(ShardReadsTest, PullTurnsComeBeforeTheRoutesBuffer) {
   const ShardSet set = ShardInto(File("g.el"), File("pull"), 3);
   EngineRun run = PullRun();
   run.threads = kRouteFromThreads;  // --gather auto routes dense passes from here on
+  run.pull_by_target = false;       // (the plan of turns by target is larger)
   Engine<apps::PageRank> both(set, apps::PageRank{}, OptionsFor(run));
   const MemoryPlan plan = both.memory_plan();
   ASSERT_GT(plan.gather, 0u) << plan.Describe();
@@ -241,6 +242,93 @@ TEST_P(ShardReadsTest, PullTurnsComeBeforeTheRoutesBuffer) {
   Engine<apps::PageRank> route(set, apps::PageRank{}, OptionsFor(run));
   EXPECT_GT(route.memory_plan().gather, 0u);
   EXPECT_EQ(route.memory_plan().pull, 0u);
+}
+
+// Pull turns by target (engine/in_adjacency.h) fold each target's messages in the order the
+// turns that read the runs do: the same ranks, bit for bit, at any thread count, read from the
+// in-adjacency in place of the runs' columns. (PullRun pushes in no iteration: every turn but
+// the first iteration's takes its messages by target.)
+TEST_P(ShardReadsTest, PullTurnsByTargetGiveTheRanksOfTurnsByRuns) {
+  if (TransportOf(GetParam()) == TransportChoice::kResident) return;  // (pulls nothing)
+  const ShardSet set = ShardInto(File("g.el"), File("pull"), 4);
+  for (const int threads : {1, 3}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    EngineRun run = PullRun();
+    run.threads = threads;
+    run.pull_by_target = false;
+    Engine<apps::PageRank> runs(set, apps::PageRank{}, OptionsFor(run));
+    const RunSummary a = runs.Run();
+    run.pull_by_target = true;
+    Engine<apps::PageRank> by_target(set, apps::PageRank{}, OptionsFor(run));
+    EXPECT_LE(by_target.memory_plan().Total(), run.memory);
+    const RunSummary b = by_target.Run();
+    EXPECT_GT(a.intervals_pulled, 0u);
+    EXPECT_EQ(a.intervals_by_target, 0u);
+    EXPECT_EQ(a.in_adjacency_bytes, 0u);
+    EXPECT_EQ(Read(a, FileKind::kInAdjacency), 0u);
+    EXPECT_EQ(b.intervals_pulled, a.intervals_pulled);
+    EXPECT_GT(b.intervals_by_target, 0u);
+    EXPECT_LT(b.intervals_by_target, b.intervals_pulled);  // none in the first iteration
+    EXPECT_GT(b.in_adjacency_bytes, 0u);
+    EXPECT_GT(Read(b, FileKind::kInAdjacency), b.in_adjacency_bytes);  // built, then read
+    EXPECT_LT(Read(b, FileKind::kScatterIndex), Read(a, FileKind::kScatterIndex));
+    EXPECT_EQ(b.iterations, a.iterations);
+    ExpectSameRanks(runs, by_target);
+  }
+}
+
+// Every vertex sends its id + 1 once, in the first iteration, and folds what it hears into a
+// hash that depends on the order: the order the engine promises is ascending source.
+struct FoldOrder {
+  struct VertexValue {
+    uint64_t hash = 0;
+  };
+  using EdgeValue = uint32_t;
+  using Accumulator = uint64_t;
+  static constexpr Aggregation kAggregation = Aggregation::kSum;
+  static constexpr bool kUsesWeights = false;
+  static constexpr bool kUsesInDegree = false;
+  static uint64_t Fold(uint64_t hash, uint32_t m) { return hash * 1'000'003 + m; }
+  uint32_t identity() const { return 0; }
+  VertexValue init(const VertexContext&) const { return {}; }
+  uint64_t extract(const VertexContext&, const VertexValue& value) const { return value.hash; }
+  uint64_t gather(uint64_t acc, uint32_t m, float) const { return Fold(acc, m); }
+  VertexValue apply(const VertexContext&, const VertexValue&, uint64_t acc) const {
+    return {acc};
+  }
+  bool changed(const VertexValue&, const VertexValue&) const { return false; }
+  uint32_t scatter(const VertexContext& v, const VertexValue&, const VertexValue&) const {
+    return v.id + 1;
+  }
+};
+
+// Pull turns fold a vertex's messages in the order of their sources whether they take them by
+// target or from the runs (window (p, p)'s, from the windows, in the middle), as the windows
+// do: each vertex's hash is that of its in-neighbours in ascending order.
+TEST_P(ShardReadsTest, PullTurnsFoldInTheOrderOfTheSources) {
+  if (TransportOf(GetParam()) == TransportChoice::kResident) return;  // (pulls nothing)
+  const ShardSet set = ShardInto(File("g.el"), File("pull"), 4);
+  const Csr g = LoadCsr(File("g.el"));
+  std::vector<std::vector<uint32_t>> in(g.num_vertices);
+  for (uint32_t u = 0; u < g.num_vertices; ++u) {
+    for (const uint32_t v : g.Neighbors(u)) in[v].push_back(u);
+  }
+  std::vector<uint64_t> expected(g.num_vertices, 0);
+  for (uint32_t v = 0; v < g.num_vertices; ++v) {
+    std::sort(in[v].begin(), in[v].end());
+    for (const uint32_t u : in[v]) expected[v] = FoldOrder::Fold(expected[v], u + 1);
+  }
+  for (const int way : {0, 1, 2}) {  // the windows, pull turns by runs, pull turns by target
+    SCOPED_TRACE(way);
+    EngineRun run = way == 0 ? Run() : PullRun();
+    run.max_inner_passes = 0;  // (inner passes fold (p, p)'s messages of a sweep at once)
+    run.pull_by_target = way == 2;
+    RunSummary s;
+    const auto got = RunProgram(set, FoldOrder{}, run, &s);
+    EXPECT_EQ(s.intervals_by_target > 0, way == 2);
+    ASSERT_EQ(got.size(), expected.size());
+    for (uint32_t v = 0; v < g.num_vertices; ++v) ASSERT_EQ(got[v].hash, expected[v]) << v;
+  }
 }
 
 // Records the degrees its vertices are given; kUsesInDegree as asked. Sends nothing.
