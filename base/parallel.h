@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <vector>
 
 namespace needle {
 
@@ -32,6 +33,24 @@ void ParallelFor(uint64_t count, int threads, F&& body) {
     }
   }
   if (error) std::rethrow_exception(error);
+}
+
+// Runs body(k) for k in [0, parts) on `parts` threads, one each; where several throw, the
+// lowest k's exception is rethrown, so that what is reported does not depend on the threads'
+// timing.
+template <class F>
+void ParallelParts(uint32_t parts, F&& body) {
+  std::vector<std::exception_ptr> errors(parts);
+  ParallelFor(parts, static_cast<int>(parts), [&](uint64_t k) {
+    try {
+      body(static_cast<uint32_t>(k));
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
 }
 
 }  // namespace needle

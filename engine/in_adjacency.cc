@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <exception>
 #include <stdexcept>
 
 #include "base/error.h"
@@ -170,20 +169,10 @@ class ShardBuild {
   }
 
   // body(k) for every part k, a thread each; of the parts that throw, the first part's error
-  // is thrown, so the window or edge named does not depend on the threads' timing.
+  // is thrown, so the window named does not depend on the threads' timing.
   template <class F>
   void InParts(F&& body) {
-    std::vector<std::exception_ptr> errors(parts_);
-    ParallelFor(parts_, static_cast<int>(parts_), [&](uint64_t k) {
-      try {
-        body(static_cast<uint32_t>(k));
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    });
-    for (const std::exception_ptr& error : errors) {
-      if (error) std::rethrow_exception(error);
-    }
+    ParallelParts(parts_, body);
   }
 
   // Part k of shard p's windows: source intervals [PartBegin(k), PartBegin(k + 1)), the parts

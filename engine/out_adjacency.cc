@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
 #include <stdexcept>
 
 #include "base/error.h"
@@ -199,21 +198,11 @@ class IntervalBuild {
     }
   }
 
-  // body(k) for every part k, a thread each; of the parts that throw (a damaged window), the
-  // first part's error is thrown, so the window named does not depend on the threads' timing.
+  // body(k) for every part k, a thread each; of the parts that throw, the first part's error
+  // is thrown, so the window named does not depend on the threads' timing.
   template <class F>
   void InParts(F&& body) {
-    std::vector<std::exception_ptr> errors(parts_);
-    ParallelFor(parts_, static_cast<int>(parts_), [&](uint64_t k) {
-      try {
-        body(static_cast<uint32_t>(k));
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    });
-    for (const std::exception_ptr& error : errors) {
-      if (error) std::rethrow_exception(error);
-    }
+    ParallelParts(parts_, body);
   }
 
   // Part k of the windows: shards [PartBegin(k), PartBegin(k + 1)).

@@ -11,13 +11,25 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "loaders/edge_list_writer.h"
 #include "loaders/load_graph.h"
+#include "loaders/rmat.h"
 #include "shards/shard_set.h"
 #include "shards/sharder.h"
 #include "test_util.h"
 #include "tests/shards/shard_test_util.h"
 
 namespace needle {
+
+// Writes an R-MAT graph of 2^scale vertices and 8 edges a vertex to `path` as text; returns
+// the path.
+inline std::string WriteRmatText(const std::string& path, uint32_t scale) {
+  RmatOptions options;
+  options.scale = scale;
+  options.edge_factor = 8;
+  WriteEdgeListText(GenerateRmat(options), path);
+  return path;
+}
 
 using testing::DatasetPath;
 using testing::WithTempDir;

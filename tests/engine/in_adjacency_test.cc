@@ -26,12 +26,7 @@ class InAdjacencyTest : public WithTempDir<::testing::Test> {
  protected:
   // An R-MAT graph of 2^scale vertices and 8 edges a vertex, written as text.
   std::string Rmat(uint32_t scale) {
-    RmatOptions options;
-    options.scale = scale;
-    options.edge_factor = 8;
-    const std::string path = File("rmat" + std::to_string(scale) + ".el");
-    WriteEdgeListText(GenerateRmat(options), path);
-    return path;
+    return WriteRmatText(File("rmat" + std::to_string(scale) + ".el"), scale);
   }
   std::string Shards(const std::string& input, uint32_t parts) {
     const std::string shards = File("set-" + std::to_string(parts));

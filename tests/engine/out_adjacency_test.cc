@@ -22,12 +22,7 @@ class OutAdjacencyTest : public WithTempDir<::testing::Test> {
  protected:
   // An R-MAT graph of 2^scale vertices and 8 edges a vertex, written as text.
   std::string Rmat(uint32_t scale) {
-    RmatOptions options;
-    options.scale = scale;
-    options.edge_factor = 8;
-    const std::string path = File("rmat" + std::to_string(scale) + ".el");
-    WriteEdgeListText(GenerateRmat(options), path);
-    return path;
+    return WriteRmatText(File("rmat" + std::to_string(scale) + ".el"), scale);
   }
   // Builds the out-adjacency of `input` sharded into `parts` intervals and checks every
   // vertex's targets, read through a buffer of `read_bytes`.
