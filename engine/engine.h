@@ -704,7 +704,7 @@ class Engine {
   // buffer in the plan, the build's buffer in the room pull turns take later),
   // built before the first pull turn. in_sources_[p]: a load of p for this iteration's turns
   // reads its targets from it (where no other window carries messages); in_turn_: this turn
-  // folds its other windows' messages from msgs_ by target (InTurn). msgs_fresh_[p]: msgs_
+  // folds its other windows' messages from msgs_ by target (Compute). msgs_fresh_[p]: msgs_
   // holds what p sent in its last pull turn, which is forgotten (ForgetSent) at p's next place
   // in the order, every interval having taken it by then.
   bool in_planned_ = false;
@@ -985,21 +985,15 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
   uint64_t changed = Pass(p, iteration, data, values, /*inner=*/false);
   if (in_turn_) PrefetchStarts(next);  // this turn's are used
   if (logs_) logs_->Clear(p);  // folded by the pass
-  if (pull_in_) {  // and so were the pulled windows
+  if (pull_in_ || in_turn_) {  // and so were the pulled windows (by target: all of them)
+    if (in_turn_) ++stats_.intervals_by_target;
     for (uint32_t r = 0; r < n; ++r) {
-      if (!pull_from_[r]) continue;
-      pulled_[static_cast<size_t>(p) * n + r] = 0;
+      uint8_t& pulled = pulled_[static_cast<size_t>(p) * n + r];
+      if (r == p || !pulled || (pull_in_ && !pull_from_[r])) continue;
+      pulled = 0;
       --pulled_count_;
     }
     pull_in_ = false;
-  }
-  if (in_turn_) {  // every other window's, by target
-    ++stats_.intervals_by_target;
-    for (uint32_t r = 0; r < n; ++r) {
-      if (r == p || !pulled_[static_cast<size_t>(p) * n + r]) continue;
-      pulled_[static_cast<size_t>(p) * n + r] = 0;
-      --pulled_count_;
-    }
     in_turn_ = false;
   }
   if (ordered_) {
@@ -2492,7 +2486,7 @@ RunSummary Engine<Program>::Run() {
         std::vector<uint64_t>().swap(sent_);
         columns_.reset();
         in_starts_.reset();
-            BuildDynamic(kSent);
+        BuildDynamic(kSent);
         ++summary.dynamic_builds;
         served_ = 0;
       }
