@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/huge_array.h"
 #include "base/open_files.h"
 #include "base/parallel.h"
 #include "engine/auto_mode.h"
@@ -382,7 +383,7 @@ class Engine {
     logs_.reset();
     push_buffer_ = AlignedBuffer();
     std::vector<EdgeValue>().swap(out_msg_);
-    std::vector<EdgeValue>().swap(msgs_);
+    msgs_ = HugeArray<EdgeValue>();
     std::vector<uint64_t>().swap(sent_);
     columns_.reset();
     in_starts_.reset();
@@ -685,13 +686,14 @@ class Engine {
   void PlanPush();
   // Pull turns (EngineOptions::pull; docs/engine.md, "Pull turns"): whether this run may pull
   // and whether this iteration's turns do; every vertex's last message to other intervals
-  // (msgs_, allocated while pulling); the windows (q, p), shard-major, whose messages wait
+  // (msgs_, allocated while pulling, in transparent huge pages: a turn by target reads it at
+  // random, one entry an edge, and 2 MiB pages spare those reads most TLB misses); the windows (q, p), shard-major, whose messages wait
   // there for q's next turn (pulled_, and how many), and those of them the current turn
   // takes (pull_from_, per r); the source runs a turn reads of them (columns_, allocated while
   // pulling, in column_bytes_).
   bool pull_allowed_ = false;
   bool pull_ = false;
-  std::vector<EdgeValue> msgs_;
+  HugeArray<EdgeValue> msgs_;
   std::vector<uint8_t> pulled_;
   uint64_t pulled_count_ = 0;
   std::vector<uint8_t> pull_from_;
@@ -1994,7 +1996,7 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
     if (out_msg_.empty()) out_msg_.assign(set_.largest_interval(), program_.identity());
   }
   if (push_) {
-    std::vector<EdgeValue>().swap(msgs_);
+    msgs_ = HugeArray<EdgeValue>();
     std::vector<uint64_t>().swap(sent_);
     columns_.reset();
     if (!out_adj_) BuildOutAdjacency();
@@ -2009,7 +2011,8 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
       in_starts_.emplace(*io_, *in_adj_, InAdjacency::StartsBytes(set_));
     }
     if (msgs_.empty()) {
-      msgs_.assign(set_.manifest().num_vertices, program_.identity());
+      msgs_.Resize(set_.manifest().num_vertices);
+      std::fill(msgs_.begin(), msgs_.end(), program_.identity());
       std::fill(msgs_fresh_.begin(), msgs_fresh_.end(), 0);
     }
     if (sent_.empty()) sent_.assign(set_.largest_interval() / 64 + 1, 0);
@@ -2482,7 +2485,7 @@ RunSummary Engine<Program>::Run() {
         if (options_.log) options_.log("mode auto: the build waits for pulled messages");
       }
       if (build) {
-        std::vector<EdgeValue>().swap(msgs_);  // pull turns lend their room to the build
+        msgs_ = HugeArray<EdgeValue>();  // pull turns lend their room to the build
         std::vector<uint64_t>().swap(sent_);
         columns_.reset();
         in_starts_.reset();
