@@ -63,6 +63,7 @@
 #include "engine/edge_value_files.h"
 #include "engine/engine_options.h"
 #include "engine/in_adjacency.h"
+#include "engine/in_section.h"
 #include "engine/interval_io.h"
 #include "engine/memory_plan.h"
 #include "engine/program.h"
@@ -1185,10 +1186,11 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       // sources in earlier intervals before window (p, p)'s messages, those in later ones
       // after (in_adjacency.h): shard order all the same.
       auto by_target = [&](bool earlier) {
-        const uint32_t* cross = targets;  // the in-adjacency's sources in the targets' places
-        const uint64_t own_n = cur_->Window(p, p + 1).first_edge - own_first;
+        // The in-adjacency's sources in the other windows' places (in_section.h).
+        const auto* cross = reinterpret_cast<const std::byte*>(targets);
+        const InSection section = InSection::Of(*cur_, p, in_adj_->width());
         const EdgeValue* sent = msgs_.data();
-        auto source = [&](uint64_t i) { return cross[i < own_first ? i : i + own_n]; };
+        auto source = [&](uint64_t i) { return section.Source(cross, i); };
         constexpr uint64_t kAhead = 24;
         const uint64_t last = in_now_[hi];
         for (uint32_t v = lo; v < hi; ++v) {
@@ -2031,12 +2033,13 @@ void Engine<Program>::BuildInAdjacency() {
   {
     AlignedBuffer buffer(in_build_bytes_);
     in_adj_.emplace(
-        InAdjacency::Build(*io_, set_, *shard_io_, work_->path() + "/in.adj", buffer, threads_));
+        InAdjacency::Build(*io_, set_, *shard_io_, work_->path() + "/in.adj", buffer, threads_,
+                           options_.in_source_width));
   }
   const uint32_t n = num_intervals();
   std::vector<uint64_t> sections(n);
   for (uint32_t p = 0; p < n; ++p) sections[p] = in_adj_->section(p);
-  shard_io_->SetInSources(&in_adj_->file(), std::move(sections));
+  shard_io_->SetInSources(&in_adj_->file(), std::move(sections), in_adj_->width());
   in_sources_.assign(n, 0);
   transport_->SetInSources(&in_sources_);
   in_starts_.emplace(*io_, *in_adj_, InAdjacency::StartsBytes(set_));

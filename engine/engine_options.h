@@ -156,6 +156,9 @@ struct EngineOptions {
   // (engine/in_adjacency.h) where the budget allows; false: from the shards' runs (tests and
   // comparisons).
   bool pull_by_target = true;
+  // The bytes of a source in the in-adjacency (engine/in_section.h); 0: the fewest that number
+  // every vertex. (Tests: the same turns at every width.)
+  uint32_t in_source_width = 0;
   ShardMode mode = ShardMode::kStatic;
   double shadow_below = kDefaultShadowBelow;
   uint64_t delay_buffer_bytes = kDefaultDelayBufferBytes;

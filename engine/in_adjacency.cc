@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/parallel.h"
+#include "engine/in_section.h"
 #include "shards/run_codec.h"
 #include "shards/shard_layout.h"
 
@@ -49,8 +50,14 @@ class ShardBuild {
   }
 
   ShardBuild(IoBackend& io, const ShardSet& set, IntervalIo& files, IoFile& out,
-             AlignedBuffer& buffer, uint32_t parts)
-      : io_(io), set_(set), files_(files), out_(out), n_(set.num_intervals()), parts_(parts) {
+             AlignedBuffer& buffer, uint32_t parts, uint32_t width)
+      : io_(io),
+        set_(set),
+        files_(files),
+        out_(out),
+        n_(set.num_intervals()),
+        parts_(parts),
+        width_(width) {
     const uint64_t area = AreaBytes(set, files);
     const int areas = buffer.size() >= 2 * area + RestBytes(set, parts) ? 2 : 1;
     std::byte* at = buffer.data();
@@ -60,7 +67,7 @@ class ShardBuild {
       areas_.back().column = at + area - AlignUp(files.ColumnBytes());
     }
     column_bytes_ = files.ColumnBytes();
-    placed_ = reinterpret_cast<uint32_t*>(at);
+    placed_ = at;
     at += AlignUp(4 * LargestShard(set));
     starts_ = reinterpret_cast<uint32_t*>(at);
     stride_ = CountBytes(set) / 4;
@@ -82,8 +89,9 @@ class ShardBuild {
     const uint64_t edges = ShardEdges(set_, p);
     const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
     const uint32_t count = end - begin;
-    const uint64_t own_first = set_.Window(p, p).first_edge;
-    const uint64_t own_edges = set_.Window(p, p + 1).first_edge - own_first;
+    const InSection section_at = InSection::Of(set_, p, width_);
+    const uint64_t own_first = section_at.own_first;
+    const uint64_t own_edges = section_at.own_end - own_first;
     Area& area = areas_[p % areas_.size()];
     if (area.shard != p) StartReads(p, area);
     Settle(area.targets, false);
@@ -128,15 +136,19 @@ class ShardBuild {
     InParts([&](uint32_t k) {
       uint32_t* next = Counted(k);
       Cross(p, k, [&](uint32_t source, uint64_t e) {
-        const uint64_t i = next[targets[e] - begin]++;
-        placed_[i < own_first ? i : i + own_edges] = source;
+        section_at.Put(placed_, next[targets[e] - begin]++, source);
       });
     });
-    std::memcpy(placed_ + own_first, targets + own_first, 4 * own_edges);
+    std::memcpy(placed_ + 4 * own_first, targets + own_first, 4 * own_edges);
+    // The places before window (p, p) hold their sources in their first bytes; the rest of
+    // them is left a hole of the file, never read.
     std::vector<IoRequest> writes{
-        {&out_, starts, reinterpret_cast<std::byte*>(starts_), 4 * (uint64_t{count} + 1), true}};
-    if (edges > 0) {
-      writes.push_back({&out_, section, reinterpret_cast<std::byte*>(placed_), 4 * edges, true});
+        {&out_, starts, reinterpret_cast<std::byte*>(starts_), 4 * (uint64_t{count} + 1), true},
+        {&out_, section, placed_, width_ * own_first, true}};
+    const uint64_t own_byte = 4 * own_first;
+    if (edges > own_first) {
+      writes.push_back({&out_, section + own_byte, placed_ + own_byte,
+                        section_at.Bytes(edges) - own_byte, true});
     }
     written_ = {io_.Submit(writes), true};
   }
@@ -242,8 +254,9 @@ class ShardBuild {
   IoFile& out_;
   const uint32_t n_;
   const uint32_t parts_;
+  const uint32_t width_;  // bytes a cross source (in_section.h)
   std::vector<Area> areas_;
-  uint32_t* placed_;
+  std::byte* placed_;  // the section, put in place
   const std::byte* column_ = nullptr;  // the current shard's column
   std::vector<uint64_t> at_;  // where window (p, r)'s runs begin in column_
   uint64_t column_bytes_;
@@ -276,7 +289,15 @@ uint64_t InAdjacency::StartsBytes(const ShardSet& set) {
 }
 
 InAdjacency InAdjacency::Build(IoBackend& io, const ShardSet& set, IntervalIo& files,
-                               const std::string& path, AlignedBuffer& buffer, int threads) {
+                               const std::string& path, AlignedBuffer& buffer, int threads,
+                               uint32_t width) {
+  const uint32_t least = InSourceWidth(set.manifest().num_vertices);
+  if (width == 0) width = least;
+  if (width < least || width > 4) {
+    throw std::invalid_argument("the in-adjacency's sources of " +
+                                std::to_string(set.manifest().num_vertices) +
+                                " vertices take 4 bytes or at least " + std::to_string(least));
+  }
   if (buffer.size() < BuildBufferBytes(set, files, threads)) {
     throw std::invalid_argument("the in-adjacency build needs a buffer of " +
                                 std::to_string(BuildBufferBytes(set, files, threads)) +
@@ -290,7 +311,7 @@ InAdjacency InAdjacency::Build(IoBackend& io, const ShardSet& set, IntervalIo& f
   uint64_t end = 0;
   for (uint32_t p = 0; p < n; ++p) {
     section[p] = end;
-    end += AlignUp(4 * ShardEdges(set, p));
+    end += AlignUp(InSection::Of(set, p, width).Bytes(ShardEdges(set, p)));
   }
   for (uint32_t p = 0; p < n; ++p) {
     starts[p] = end;
@@ -299,7 +320,7 @@ InAdjacency InAdjacency::Build(IoBackend& io, const ShardSet& set, IntervalIo& f
   starts[n] = end;
   {
     IoFile out = io.Open(path, FileKind::kInAdjacency, true, true, IoBackend::Caching::kBuffered);
-    ShardBuild build(io, set, files, out, buffer, Parts(set, threads));
+    ShardBuild build(io, set, files, out, buffer, Parts(set, threads), width);
     for (uint32_t p = 0; p < n; ++p) build.Run(p, section[p], starts[p]);
     build.Finish();
     // Padded to 4 KiB, so that an aligned cover of the last bytes lies inside the file.
@@ -308,7 +329,7 @@ InAdjacency InAdjacency::Build(IoBackend& io, const ShardSet& set, IntervalIo& f
     }
   }
   IoFile file = io.Open(path, FileKind::kInAdjacency, false);
-  return InAdjacency(std::move(file), std::move(section), std::move(starts));
+  return InAdjacency(std::move(file), std::move(section), std::move(starts), width);
 }
 
 IoRequest InAdjacency::StartsRequest(uint32_t p, std::byte* buffer) const {

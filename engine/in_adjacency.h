@@ -5,13 +5,13 @@
 // a thread folds its own targets' messages straight from the array of messages, in the order a
 // scan would (ascending source), and reads no runs.
 //
-// One file, in.adj in the run's work directory. For each shard p in turn, a section that
-// mirrors the targets of shard-PPPP.adj byte for byte (4 bytes an edge from the section's
-// start, padded to 4 KiB), so that a turn reads it into the buffer the targets go to:
+// One file, in.adj in the run's work directory. For each shard p in turn, a section with the
+// geometry of the targets of shard-PPPP.adj (in_section.h; padded to 4 KiB), so that a turn
+// reads it into the buffer the targets go to:
 //   - where window (p, p)'s edges are, their targets, as the shard has them;
 //   - in the places of the other windows' edges, the sources of those edges ("cross" edges),
-//     target by target in ascending order, each target's in ascending order. Cross edge i sits
-//     at edge i of the section before window (p, p), at edge i + (window (p, p)'s edges) after.
+//     target by target in ascending order, each target's in ascending order, packed in as few
+//     bytes as number every vertex (InSection::CrossByte says where cross edge i is).
 // Then, for each shard p in turn, its starts: count + 1 4-byte numbers (count: p's vertices),
 // vertex v's cross edges being [start[v], start[v + 1]), each shard's padded to 4 KiB.
 //
@@ -50,10 +50,14 @@ class InAdjacency {
   // Error: a damaged scatter index (named, with the byte), a target outside its interval (the
   // shard file named, with the byte), or a failed transfer; std::invalid_argument for a
   // buffer under BuildBufferBytes or a shard of 2^32 edges or more.
+  // `width`: the bytes of a cross source (in_section.h), at least InSourceWidth of the set's
+  // vertices (0: that least; std::invalid_argument for fewer).
   static InAdjacency Build(IoBackend& io, const ShardSet& set, IntervalIo& files,
-                           const std::string& path, AlignedBuffer& buffer, int threads);
+                           const std::string& path, AlignedBuffer& buffer, int threads,
+                           uint32_t width = 0);
 
   const IoFile& file() const { return file_; }
+  uint32_t width() const { return width_; }  // bytes a cross source
   // Byte of the file where shard p's section begins (4 KiB aligned).
   uint64_t section(uint32_t p) const { return section_[p]; }
   // The read of interval p's starts into `buffer` (StartsBytes or more, aligned), and where
@@ -65,12 +69,17 @@ class InAdjacency {
   uint64_t disk_bytes() const { return starts_.back(); }
 
  private:
-  InAdjacency(IoFile file, std::vector<uint64_t> section, std::vector<uint64_t> starts)
-      : file_(std::move(file)), section_(std::move(section)), starts_(std::move(starts)) {}
+  InAdjacency(IoFile file, std::vector<uint64_t> section, std::vector<uint64_t> starts,
+              uint32_t width)
+      : file_(std::move(file)),
+        section_(std::move(section)),
+        starts_(std::move(starts)),
+        width_(width) {}
 
   IoFile file_;
   std::vector<uint64_t> section_;  // per shard, where its section begins
   std::vector<uint64_t> starts_;   // per shard, where its starts begin; then the file's end
+  uint32_t width_;
 };
 
 // The starts of the turns' intervals in one buffer of InAdjacency::StartsBytes: the next

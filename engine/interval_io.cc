@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "base/error.h"
+#include "engine/in_section.h"
 
 namespace needle {
 
@@ -257,10 +258,12 @@ void IntervalIo::PushJoined(Tails& tail, int kind, const IoFile* file, uint64_t 
 void IntervalIo::PushTargets(uint32_t p, IntervalData& data, uint64_t first, uint64_t last,
                              Tails& tail) {
   if (last <= first) return;
-  if (data.in_sources) {  // the in-adjacency's section mirrors the shard's targets
-    const Cover t = CoverOf(first * 4, last * 4, in_file_->alignment());
-    PushJoined(tail, kTargetsTail, in_file_, in_sections_[p] + t.offset,
-               data.targets.data() + t.offset, t.length);
+  if (data.in_sources) {  // the in-adjacency's section, in the shard's geometry
+    InSection::Of(*set_, p, in_width_).ForEachRange(first, last, [&](uint64_t b0, uint64_t b1) {
+      const Cover t = CoverOf(b0, b1, in_file_->alignment());
+      PushJoined(tail, kTargetsTail, in_file_, in_sections_[p] + t.offset,
+                 data.targets.data() + t.offset, t.length);
+    });
     return;
   }
   const uint64_t unit =

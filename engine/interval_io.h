@@ -155,10 +155,12 @@ class IntervalIo {
   void StartLoad(uint32_t p, IntervalData& data, const uint8_t* wanted, bool windows_only = false,
                  bool messages = true, bool all_runs = true, bool in_sources = false);
   // The in-adjacency (in_adjacency.h) that loads with in_sources read: `file`, shard p's
-  // section at byte sections[p]. Not for a program that reads weights. nullptr: none.
-  void SetInSources(const IoFile* file, std::vector<uint64_t> sections) {
+  // section at byte sections[p], its cross sources `width` bytes each (in_section.h). Not for
+  // a program that reads weights. nullptr: none.
+  void SetInSources(const IoFile* file, std::vector<uint64_t> sections, uint32_t width) {
     in_file_ = file;
     in_sections_ = std::move(sections);
+    in_width_ = width;
   }
   // Reads the whole of shard p's targets from the shard into a load that read them from the
   // in-adjacency (for a turn that cannot use them), and waits.
@@ -283,6 +285,7 @@ class IntervalIo {
   const WindowChunks* chunks_ = nullptr;
   const IoFile* in_file_ = nullptr;  // SetInSources'
   std::vector<uint64_t> in_sections_;
+  uint32_t in_width_ = 4;
 };
 
 }  // namespace needle

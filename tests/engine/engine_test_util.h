@@ -155,6 +155,7 @@ struct EngineRun {
   double push_below = kDefaultPushBelow;  // EngineOptions::push_below
   bool hold_runs = true;                   // EngineOptions::hold_scatter_indexes
   bool pull_by_target = true;              // EngineOptions::pull_by_target
+  uint32_t in_source_width = 0;            // EngineOptions::in_source_width
   void Use(Mode m) {
     transport = TransportOf(m);
     max_inner_passes = IsAsync(m) ? kDefaultInnerPasses : 0;
@@ -232,6 +233,7 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.push_decides = run.push_decides;
   options.pull = run.pull;
   options.pull_by_target = run.pull_by_target;
+  options.in_source_width = run.in_source_width;
   options.push_below = run.push_below;
   return options;
 }

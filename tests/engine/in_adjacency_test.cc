@@ -1,9 +1,9 @@
 // The in-adjacency pull turns read (engine/in_adjacency.h): built from a shard set, each
 // shard's section holds window (p, p)'s targets where the shard has them and, in the other
 // windows' places, every vertex's in-neighbours from other intervals, ascending, as the input
-// has them — at several interval counts, on both backends, through the page cache and with
-// O_DIRECT; the same file at any thread count, reading the next shard ahead or not; a damaged
-// shard named with its byte.
+// has them, packed in 1 to 4 bytes — at several interval counts, on both backends, through the
+// page cache and with O_DIRECT; the same file at any thread count, reading the next shard ahead
+// or not; a damaged shard named with its byte.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,14 +29,15 @@ class InAdjacencyTest : public WithTempDir<::testing::Test> {
     return WriteRmatText(File("rmat" + std::to_string(scale) + ".el"), scale);
   }
   std::string Shards(const std::string& input, uint32_t parts) {
-    const std::string shards = File("set-" + std::to_string(parts));
+    const std::string shards =
+        File(std::filesystem::path(input).stem().string() + "-" + std::to_string(parts));
     if (!std::filesystem::exists(shards)) ShardInto(input, shards, parts);
     return shards;
   }
   // Builds the in-adjacency of `set` into `work`; returns its bytes.
-  // overlapped: a buffer that reads the next shard ahead.
+  // overlapped: a buffer that reads the next shard ahead. width: of a source (0: the least).
   std::string Build(const ShardSet& set, const std::string& work, IoKind kind, bool direct,
-                    int threads, bool overlapped = false) {
+                    int threads, bool overlapped = false, uint32_t width = 0) {
     IoOptions options;
     options.kind = kind == IoKind::kUring ? UringOrSkipNote() : IoKind::kPread;
     options.direct = direct;
@@ -47,7 +48,9 @@ class InAdjacencyTest : public WithTempDir<::testing::Test> {
     AlignedBuffer build(overlapped ? InAdjacency::OverlappedBufferBytes(set, files, threads)
                                    : InAdjacency::BuildBufferBytes(set, files, threads));
     const InAdjacency in =
-        InAdjacency::Build(*io, set, files, work + "/in.adj", build, threads);
+        InAdjacency::Build(*io, set, files, work + "/in.adj", build, threads, width);
+    width_ = in.width();
+    if (width != 0) EXPECT_EQ(width_, width);
     EXPECT_EQ(in.disk_bytes(), std::filesystem::file_size(work + "/in.adj"));
     // Each interval's starts as StartsRequest reads them.
     const std::string file = testing::ReadFile(work + "/in.adj");
@@ -64,16 +67,19 @@ class InAdjacencyTest : public WithTempDir<::testing::Test> {
     }
     return file;
   }
-  // Checks `file` (the in-adjacency of `set`) against the input's edges.
+  // Checks `file` (the in-adjacency of `set`, sources width_ bytes each) against the input's
+  // edges.
   void Check(const std::string& input, const ShardSet& set, const std::string& file) {
     const Csr g = LoadCsr(input);
     std::vector<std::vector<uint32_t>> in(g.num_vertices);
     for (uint32_t u = 0; u < g.num_vertices; ++u) {
       for (const uint32_t v : g.Neighbors(u)) in[v].push_back(u);
     }
-    auto word = [&](uint64_t byte) {
-      uint32_t x;
-      std::memcpy(&x, file.data() + byte, 4);
+    auto word = [&](uint64_t byte, uint32_t bytes = 4) {
+      uint32_t x = 0;
+      for (uint32_t k = 0; k < bytes; ++k) {
+        x |= uint32_t{static_cast<uint8_t>(file.at(byte + k))} << (8 * k);
+      }
       return x;
     };
     uint64_t seen = 0;
@@ -96,7 +102,10 @@ class InAdjacencyTest : public WithTempDir<::testing::Test> {
         const uint32_t b = word(starts_at_[p] + 4 * (v - begin + 1));
         std::vector<uint32_t> got;
         for (uint64_t i = a; i < b; ++i) {
-          got.push_back(word(sections_[p] + 4 * (i < own_first ? i : i + own_n)));
+          // Packed from the first place before window (p, p), and from the first after it.
+          const uint64_t at =
+              i < own_first ? width_ * i : 4 * (own_first + own_n) + width_ * (i - own_first);
+          got.push_back(word(sections_[p] + at, width_));
         }
         std::vector<uint32_t> expected;
         for (const uint32_t u : in[v]) {
@@ -112,6 +121,7 @@ class InAdjacencyTest : public WithTempDir<::testing::Test> {
     }
   }
   std::vector<uint64_t> sections_, starts_at_;  // of the last Build
+  uint32_t width_ = 4;                          // and its sources' bytes
 };
 
 TEST_F(InAdjacencyTest, HoldsEveryVertexsSourcesByTarget) {
@@ -124,9 +134,24 @@ TEST_F(InAdjacencyTest, HoldsEveryVertexsSourcesByTarget) {
                      (direct ? ", direct" : ""));
         const std::string work = File("work-" + std::to_string(parts));
         Check(rmat, set, Build(set, work, kind, direct, 2, direct));
+        EXPECT_EQ(width_, 2u);  // 2,048 vertices
       }
     }
   }
+  // Wider than needed, and the one byte of 256 vertices.
+  const ShardSet set = ShardSet::Open(Shards(rmat, 3));
+  for (const uint32_t width : {3u, 4u}) {
+    SCOPED_TRACE(std::to_string(width) + " bytes a source");
+    Check(rmat, set, Build(set, File("work-w" + std::to_string(width)), IoKind::kUring, true, 2,
+                           false, width));
+  }
+  const std::string small = Rmat(8);
+  const ShardSet small_set = ShardSet::Open(Shards(small, 3));
+  Check(small, small_set, Build(small_set, File("work-small"), IoKind::kPread, false, 2));
+  EXPECT_EQ(width_, 1u);
+  // Too few bytes for the ids.
+  EXPECT_THROW(Build(set, File("work-narrow"), IoKind::kPread, false, 2, false, 1),
+               std::invalid_argument);
 }
 
 TEST_F(InAdjacencyTest, IsTheSameBuiltOnAnyThreadCount) {

@@ -318,14 +318,17 @@ TEST_P(ShardReadsTest, PullTurnsFoldInTheOrderOfTheSources) {
     std::sort(in[v].begin(), in[v].end());
     for (const uint32_t u : in[v]) expected[v] = FoldOrder::Fold(expected[v], u + 1);
   }
-  for (const int way : {0, 1, 2}) {  // the windows, pull turns by runs, pull turns by target
+  // The windows, pull turns by runs, pull turns by target (sources in the fewest bytes, and
+  // in 3 and 4).
+  for (const int way : {0, 1, 2, 3, 4}) {
     SCOPED_TRACE(way);
     EngineRun run = way == 0 ? Run() : PullRun();
     run.max_inner_passes = 0;  // (inner passes fold (p, p)'s messages of a sweep at once)
-    run.pull_by_target = way == 2;
+    run.pull_by_target = way >= 2;
+    run.in_source_width = way >= 3 ? way : 0;
     RunSummary s;
     const auto got = RunProgram(set, FoldOrder{}, run, &s);
-    EXPECT_EQ(s.intervals_by_target > 0, way == 2);
+    EXPECT_EQ(s.intervals_by_target > 0, way >= 2);
     ASSERT_EQ(got.size(), expected.size());
     for (uint32_t v = 0; v < g.num_vertices; ++v) ASSERT_EQ(got[v].hash, expected[v]) << v;
   }
