@@ -50,7 +50,9 @@ class InAdjacencyTest : public WithTempDir<::testing::Test> {
     const InAdjacency in =
         InAdjacency::Build(*io, set, files, work + "/in.adj", build, threads, width);
     width_ = in.width();
-    if (width != 0) EXPECT_EQ(width_, width);
+    if (width != 0) {
+      EXPECT_EQ(width_, width);
+    }
     EXPECT_EQ(in.disk_bytes(), std::filesystem::file_size(work + "/in.adj"));
     // Each interval's starts as StartsRequest reads them.
     const std::string file = testing::ReadFile(work + "/in.adj");
