@@ -688,10 +688,10 @@ class Engine {
   // Pull turns (EngineOptions::pull; docs/engine.md, "Pull turns"): whether this run may pull
   // and whether this iteration's turns do; every vertex's last message to other intervals
   // (msgs_, allocated while pulling, in transparent huge pages: a turn by target reads it at
-  // random, one entry an edge, and 2 MiB pages spare those reads most TLB misses); the windows (q, p), shard-major, whose messages wait
-  // there for q's next turn (pulled_, and how many), and those of them the current turn
-  // takes (pull_from_, per r); the source runs a turn reads of them (columns_, allocated while
-  // pulling, in column_bytes_).
+  // random, one entry an edge, and 2 MiB pages spare those reads most TLB misses); the windows
+  // (q, p), shard-major, whose messages wait there for q's next turn (pulled_, and how many),
+  // and those of them the current turn takes (pull_from_, per r); the source runs a turn reads
+  // of them (columns_, allocated while pulling, in column_bytes_).
   bool pull_allowed_ = false;
   bool pull_ = false;
   HugeArray<EdgeValue> msgs_;

@@ -89,9 +89,9 @@ class ShardBuild {
     const uint64_t edges = ShardEdges(set_, p);
     const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
     const uint32_t count = end - begin;
-    const InSection section_at = InSection::Of(set_, p, width_);
-    const uint64_t own_first = section_at.own_first;
-    const uint64_t own_edges = section_at.own_end - own_first;
+    const InSection layout = InSection::Of(set_, p, width_);
+    const uint64_t own_first = layout.own_first;
+    const uint64_t own_edges = layout.own_end - own_first;
     Area& area = areas_[p % areas_.size()];
     if (area.shard != p) StartReads(p, area);
     Settle(area.targets, false);
@@ -136,7 +136,7 @@ class ShardBuild {
     InParts([&](uint32_t k) {
       uint32_t* next = Counted(k);
       Cross(p, k, [&](uint32_t source, uint64_t e) {
-        section_at.Put(placed_, next[targets[e] - begin]++, source);
+        layout.Put(placed_, next[targets[e] - begin]++, source);
       });
     });
     std::memcpy(placed_ + 4 * own_first, targets + own_first, 4 * own_edges);
@@ -148,7 +148,7 @@ class ShardBuild {
     const uint64_t own_byte = 4 * own_first;
     if (edges > own_first) {
       writes.push_back({&out_, section + own_byte, placed_ + own_byte,
-                        section_at.Bytes(edges) - own_byte, true});
+                        layout.Bytes(edges) - own_byte, true});
     }
     written_ = {io_.Submit(writes), true};
   }
