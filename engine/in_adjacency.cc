@@ -294,9 +294,10 @@ InAdjacency InAdjacency::Build(IoBackend& io, const ShardSet& set, IntervalIo& f
   const uint32_t least = InSourceWidth(set.manifest().num_vertices);
   if (width == 0) width = least;
   if (width < least || width > 4) {
-    throw std::invalid_argument("the in-adjacency's sources of " +
-                                std::to_string(set.manifest().num_vertices) +
-                                " vertices take 4 bytes or at least " + std::to_string(least));
+    throw std::invalid_argument("in-adjacency sources of " +
+                                std::to_string(set.manifest().num_vertices) + " vertices take " +
+                                std::to_string(least) + " to 4 bytes, not " +
+                                std::to_string(width));
   }
   if (buffer.size() < BuildBufferBytes(set, files, threads)) {
     throw std::invalid_argument("the in-adjacency build needs a buffer of " +
