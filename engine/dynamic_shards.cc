@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include "shards/hashing_writer.h"
 #include "shards/manifest.h"
 #include "shards/run_codec.h"
@@ -48,17 +49,12 @@ class SetReader {
     Read(scatter_[r], begin, packed_.data(), packed_.size());
     return RunsAt(q, r, packed_.data());
   }
-  // Interval r's scatter index, every window's packed runs, read whole (for RunsIn).
+  // Interval r's scatter index, every window's packed runs, read whole (for ForKeptRuns).
   void PackedRuns(uint32_t r, std::vector<uint8_t>& out) {
     const uint32_t n = set_->num_intervals();
     const uint64_t begin = set_->ScatterOffset(0, r), end = set_->ScatterOffset(n, r);
     out.resize(end - begin);
     Read(scatter_[r], begin, out.data(), out.size());
-  }
-  // The runs of window (q, r) from `index`, what PackedRuns(r) read.
-  const std::vector<SourceRun>& RunsIn(const std::vector<uint8_t>& index, uint32_t q,
-                                       uint32_t r) {
-    return RunsAt(q, r, index.data() + (set_->ScatterOffset(q, r) - set_->ScatterOffset(0, r)));
   }
   // The packed runs of shard q's windows (q, r) with want[r], read in one batch of requests
   // into `out`; at[r]: where window (q, r)'s bytes begin there (for RunsAt).
@@ -92,12 +88,27 @@ class SetReader {
         [&](uint32_t source, uint64_t count) {
           runs_.push_back(SourceRun{source, static_cast<uint32_t>(count)});
         });
-    if (!status.ok()) {
-      throw Error::AtByte(set_->ScatterIndexPath(r), begin + status.at,
-                          std::string("window of shard ") + std::to_string(q) + ": " +
-                              status.error + " (the scatter index is damaged)");
-    }
+    if (!status.ok()) throw Damaged(q, r, begin + status.at, status.error);
     return runs_;
+  }
+  // Calls f(source, at, count) for each run of window (q, r) from its packed bytes at `packed`
+  // whose source keep() holds, `at` its first edge in the window, checking the runs as RunsAt
+  // does.
+  // Uses nothing of the reader's but the set: threads may call it at once.
+  template <class F>
+  void ForKeptRuns(uint32_t q, uint32_t r, const uint8_t* packed, const KeptSources& keep,
+                   F&& f) const {
+    const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
+    const WindowEntry &first = set_->Window(q, r), &last = set_->Window(q, r + 1);
+    uint64_t at = 0;
+    const RunDecodeStatus status = DecodeRuns(
+        packed, packed + (end - begin), last.first_run - first.first_run,
+        set_->interval_begin(r), set_->interval_end(r), last.first_edge - first.first_edge,
+        [&](uint32_t source, uint64_t count) {
+          if (keep(source)) f(source, at, count);
+          at += count;
+        });
+    if (!status.ok()) throw Damaged(q, r, begin + status.at, status.error);
   }
   // Shard q's targets (column 0) or weights (column 1), 4 bytes an edge, into `out`, which
   // holds its edges from `base` on: those of `ranges` ([begin, end) from base, ascending and
@@ -122,6 +133,12 @@ class SetReader {
   }
 
  private:
+  Error Damaged(uint32_t q, uint32_t r, uint64_t byte, const char* what) const {
+    return Error::AtByte(set_->ScatterIndexPath(r), byte,
+                         std::string("window of shard ") + std::to_string(q) + ": " + what +
+                             " (the scatter index is damaged)");
+  }
+
   IoBackend* io_;
   const ShardSet* set_;
   std::vector<IoFile> scatter_, adjacency_, weights_;
@@ -208,8 +225,10 @@ class BufferPair {
 }  // namespace
 
 uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
-                         const std::function<bool(VertexId)>& keep, const std::string& dir) {
+                         const KeptSources& keep, const std::string& dir, int threads) {
   const uint32_t n = from.num_intervals();
+  const uint32_t parts =
+      static_cast<uint32_t>(std::clamp<int64_t>(ThreadCount(threads), 1, std::max(n, 1u)));
   SetReader reader(io, from, from_dynamic, /*targets=*/true);
   WriteBuffers buffers;
   SyncBatch synced;  // the files, synced together before the manifest
@@ -218,38 +237,59 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
   auto add = [&](const std::string& name, uint64_t size, uint64_t digest) {
     manifest.files.push_back(ManifestFile{name, size, digest});
   };
+  // The intervals with a kept source: only their windows keep runs.
+  std::vector<uint8_t> holds(n, 0);
+  ParallelFor(n, threads, [&](uint64_t r) {
+    const VertexId end = from.interval_end(static_cast<uint32_t>(r));
+    for (VertexId u = from.interval_begin(static_cast<uint32_t>(r)); u < end && !holds[r]; ++u) {
+      holds[r] = keep(u) ? 1 : 0;
+    }
+  });
   // The scatter indexes, interval by interval: each window's runs of kept sources, packed
-  // again; their counts make the window index.
+  // again; their counts make the window index. The windows are cut into `parts` pieces of
+  // consecutive shards, each packed by a thread into its own bytes, written in order.
   std::vector<WindowEntry> windows(static_cast<size_t>(n) * (n + 1));
   std::vector<uint64_t> kept_runs(static_cast<size_t>(n) * n), kept_edges(kept_runs.size());
   std::vector<uint64_t> offsets(n + 1);
   // (Each interval's index read whole: about 2 bytes a run, no more than the window runs the
   // stopped transport held for an interval.)
-  std::vector<uint8_t> packed, index;
+  std::vector<uint8_t> index;
+  std::vector<std::vector<uint8_t>> packed(parts);
+  auto piece = [n, parts](uint32_t k) { return static_cast<uint32_t>(uint64_t{n} * k / parts); };
   for (uint32_t r = 0; r < n; ++r) {
-    packed.clear();
+    for (auto& bytes : packed) bytes.clear();
     offsets[0] = 8 * (uint64_t{n} + 1);
-    reader.PackedRuns(r, index);
-    for (uint32_t q = 0; q < n; ++q) {
-      uint64_t runs = 0, edges = 0;
-      uint32_t previous = from.interval_begin(r);
-      for (const SourceRun& run : reader.RunsIn(index, q, r)) {
-        if (!keep(run.source)) continue;
-        const size_t at = packed.size();
-        packed.resize(at + 10);
-        packed.resize(PutRun(previous, run, packed.data() + at) - packed.data());
-        previous = run.source;
-        ++runs;
-        edges += run.count;
-      }
-      kept_runs[static_cast<size_t>(q) * n + r] = runs;
-      kept_edges[static_cast<size_t>(q) * n + r] = edges;
-      offsets[q + 1] = offsets[0] + packed.size();
+    if (holds[r]) {
+      reader.PackedRuns(r, index);
+      ParallelParts(parts, [&](uint32_t k) {
+        std::vector<uint8_t>& out = packed[k];
+        for (uint32_t q = piece(k); q < piece(k + 1); ++q) {
+          uint64_t runs = 0, edges = 0;
+          uint32_t previous = from.interval_begin(r);
+          const uint8_t* at = index.data() + (from.ScatterOffset(q, r) - from.ScatterOffset(0, r));
+          reader.ForKeptRuns(q, r, at, keep, [&](uint32_t source, uint64_t, uint64_t count) {
+            const size_t size = out.size();
+            out.resize(size + 10);
+            const SourceRun run{source, static_cast<uint32_t>(count)};
+            out.resize(PutRun(previous, run, out.data() + size) - out.data());
+            previous = source;
+            ++runs;
+            edges += count;
+          });
+          kept_runs[static_cast<size_t>(q) * n + r] = runs;
+          kept_edges[static_cast<size_t>(q) * n + r] = edges;
+          offsets[q + 1] = out.size();  // within the piece, made absolute below
+        }
+      });
+    }
+    for (uint32_t k = 0, q = 0; k < parts; ++k) {
+      const uint64_t origin = offsets[q];
+      for (; q < piece(k + 1); ++q) offsets[q + 1] = holds[r] ? origin + offsets[q + 1] : origin;
     }
     const std::string name = ScatterIndexName(r);
     HashingWriter w(io, dir + "/" + name, FileKind::kDynamic, &buffers);
     w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
-    w.Write(packed.data(), packed.size());
+    for (const auto& bytes : packed) w.Write(bytes.data(), bytes.size());
     add(name, w.position(), 0);
     manifest.files.back().digest = w.Finish(&synced);
     manifest.files.back().size = ShardAlignUp(manifest.files.back().size);
@@ -257,13 +297,17 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
   // The shards: the kept runs' targets (and weights), window by window. A shard's runs are
   // read in one batch, then each of its columns under the kept runs (reads less than
   // kGapBytes apart joined), into a buffer from its first window that keeps an edge to its
-  // last: no more than an interval buffer of the stopped transport held.
+  // last: no more than an interval buffer of the stopped transport held. The windows are cut
+  // into `parts` pieces, each decoded by a thread: first for the reads, then to move the kept
+  // edges of each column to the front of the piece's place in the buffer, written in order.
   constexpr uint64_t kGapBytes = 16 << 10;
   uint64_t total = 0;
-  std::vector<uint32_t> column, out;
+  std::vector<uint32_t> column;
   std::vector<uint8_t> want(n), shard_runs;
   std::vector<uint64_t> runs_at;
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> piece_ranges(parts);
+  std::vector<uint64_t> piece_kept(parts);
   for (uint32_t q = 0; q < n; ++q) {
     uint64_t runs = 0, edges = 0;
     for (uint32_t r = 0; r <= n; ++r) {
@@ -279,28 +323,45 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
       if (want[r]) first = std::min(first, r), last = r;
     }
     const uint64_t base = first < n ? from.Window(q, first).first_edge : 0;
-    // Visits the kept runs of the wanted windows in order: f(r, edge from base, count).
-    auto kept = [&](auto&& f) {
-      for (uint32_t r = first; r <= last && first < n; ++r) {
+    // Piece k: windows [window(k), window(k + 1)) of [first, last].
+    auto window = [&](uint32_t k) {
+      return first + static_cast<uint32_t>(uint64_t{last + 1 - first} * k / parts);
+    };
+    // Visits the kept runs of piece k's wanted windows in order: f(edge from base, count).
+    auto kept = [&](uint32_t k, auto&& f) {
+      for (uint32_t r = window(k); r < window(k + 1); ++r) {
         if (!want[r]) continue;
-        uint64_t at = from.Window(q, r).first_edge - base;
-        for (const SourceRun& run : reader.RunsAt(q, r, shard_runs.data() + runs_at[r])) {
-          if (keep(run.source)) f(r, at, run.count);
-          at += run.count;
-        }
+        const uint64_t at = from.Window(q, r).first_edge - base;
+        reader.ForKeptRuns(q, r, shard_runs.data() + runs_at[r], keep,
+                           [&](uint32_t, uint64_t from_at, uint64_t count) {
+                             f(at + from_at, count);
+                           });
       }
     };
     ranges.clear();
     if (first < n) {
       reader.ShardRuns(q, want, shard_runs, runs_at);
       column.resize(from.Window(q, last + 1).first_edge - base);
-      kept([&](uint32_t, uint64_t at, uint64_t count) {
-        if (!ranges.empty() && 4 * (at - ranges.back().second) < kGapBytes) {
-          ranges.back().second = at + count;
-        } else {
-          ranges.emplace_back(at, at + count);
-        }
+      ParallelParts(parts, [&](uint32_t k) {
+        auto& mine = piece_ranges[k];
+        mine.clear();
+        kept(k, [&](uint64_t at, uint64_t count) {
+          if (!mine.empty() && 4 * (at - mine.back().second) < kGapBytes) {
+            mine.back().second = at + count;
+          } else {
+            mine.emplace_back(at, at + count);
+          }
+        });
       });
+      for (const auto& mine : piece_ranges) {
+        for (const auto& [begin, end] : mine) {
+          if (!ranges.empty() && 4 * (begin - ranges.back().second) < kGapBytes) {
+            ranges.back().second = end;
+          } else {
+            ranges.emplace_back(begin, end);
+          }
+        }
+      }
     }
     ShardFileHeader h = from.header(q);
     h.num_runs = runs;
@@ -312,18 +373,22 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
         w.Write(&h, sizeof(h));
         w.PadTo(kShardAlignment);
       }
-      if (!ranges.empty()) reader.Columns(c, q, base, ranges, column);
-      out.clear();
-      uint32_t window = first;
-      auto put = [&] {
-        w.Write(out.data(), out.size() * sizeof(uint32_t));
-        out.clear();
-      };
-      kept([&](uint32_t r, uint64_t at, uint64_t count) {
-        if (r != window) put(), window = r;
-        out.insert(out.end(), column.begin() + at, column.begin() + at + count);
-      });
-      put();
+      if (first < n) {
+        if (!ranges.empty()) reader.Columns(c, q, base, ranges, column);
+        ParallelParts(parts, [&](uint32_t k) {
+          uint64_t to = from.Window(q, window(k)).first_edge - base;
+          const uint64_t start = to;
+          kept(k, [&](uint64_t at, uint64_t count) {
+            std::memmove(column.data() + to, column.data() + at, 4 * count);
+            to += count;
+          });
+          piece_kept[k] = to - start;
+        });
+        for (uint32_t k = 0; k < parts; ++k) {
+          const uint64_t start = from.Window(q, window(k)).first_edge - base;
+          w.Write(column.data() + start, 4 * piece_kept[k]);
+        }
+      }
       const uint64_t size = w.position();
       const uint64_t digest = w.Finish(&synced);
       add(name, ShardAlignUp(size), digest);

@@ -19,7 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,12 +31,21 @@
 
 namespace needle {
 
+// The sources a dynamic set keeps: u where flags[u] & mask (a flag byte a vertex).
+struct KeptSources {
+  std::span<const uint8_t> flags;
+  uint8_t mask = 1;
+  bool operator()(VertexId u) const { return (flags[u] & mask) != 0; }
+};
+
 // Writes into `dir` (a new, empty directory) the shard set of those edges of `from` whose
 // source u has keep(u), with `from`'s intervals and degrees. Reads `from` through `io` (its
-// files counted as FileKind::kDynamic when from_dynamic) and writes FileKind::kDynamic files.
-// Returns the edges kept. Throws Error.
+// files counted as FileKind::kDynamic when from_dynamic) and writes FileKind::kDynamic files;
+// decodes and filters the runs on `threads` threads (ThreadCount), the set the same at any
+// count, and an interval without a kept source is not read. Returns the edges kept. Throws
+// Error (where several windows are damaged, the first in the order of the files).
 uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
-                         const std::function<bool(VertexId)>& keep, const std::string& dir);
+                         const KeptSources& keep, const std::string& dir, int threads = 1);
 
 // For every window (q, r) of `from` that carries messages (from_carries, shard-major P × P),
 // writes window (q, r) of `to` into `to_values`: an edge whose source has a run in both

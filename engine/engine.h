@@ -1610,10 +1610,8 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   auto next = std::make_unique<DynamicSet>();
   next->dir = work_->path() + "/dynamic-" + std::to_string(builds_++);
   std::filesystem::create_directory(next->dir);
-  const std::vector<uint8_t>& flags = flags_;
   const bool from_dynamic = dynamic_ != nullptr;
-  WriteDynamicSet(*io_, *cur_, from_dynamic,
-                  [&flags, keep](VertexId u) { return (flags[u] & keep) != 0; }, next->dir);
+  WriteDynamicSet(*io_, *cur_, from_dynamic, KeptSources{flags_, keep}, next->dir, threads_);
   next->set.emplace(ShardSet::Open(next->dir, /*verify_digests=*/false));
   next->edges = std::make_unique<EdgeValueFiles>(*io_, *next->set, next->dir, sizeof(EdgeValue));
   next->io = std::make_unique<IntervalIo>(*io_, *next->set, *next->edges, Program::kUsesWeights,

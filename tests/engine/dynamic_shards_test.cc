@@ -3,6 +3,7 @@
 // exactly-once suite and the apps' oracles run every mode besides (engine_test_util.h).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -57,10 +58,11 @@ class DynamicShardsTest : public WithTempDir<::testing::Test> {
  protected:
   // An R-MAT graph of 2^scale vertices and edge_factor edges a vertex, as a text edge list in
   // the test's directory (rmat.txt); returns its path.
-  std::string RmatFile(int scale, int edge_factor) {
+  std::string RmatFile(int scale, int edge_factor, bool weighted = false) {
     RmatOptions options;
     options.scale = scale;
     options.edge_factor = edge_factor;
+    options.weighted = weighted;
     const std::string path = dir().string() + "/rmat.txt";
     WriteEdgeListText(GenerateRmat(options), path);
     return path;
@@ -280,62 +282,124 @@ std::vector<SourceRun> WindowRuns(const ShardSet& set, uint32_t q, uint32_t r) {
   return runs;
 }
 
+// Column c (0: targets, 1: weights) of shard q of `set`, 4 bytes an edge.
+std::vector<uint32_t> ShardColumn(const ShardSet& set, uint32_t q, int c) {
+  const std::string bytes =
+      testing::ReadFile(c == 0 ? set.AdjacencyPath(q) : set.ValuesPath(q));
+  const uint64_t at = c == 0 ? set.header(q).targets_pos : 0;
+  std::vector<uint32_t> column(set.Window(q, set.num_intervals()).first_edge);
+  EXPECT_GE(bytes.size(), at + 4 * column.size());
+  std::memcpy(column.data(), bytes.data() + at, 4 * column.size());
+  return column;
+}
+
 // A dynamic set holds the kept sources' out-edges, every one (the input's out-degrees say how
-// many), as whole runs of the static windows; a damaged scatter index stops the build naming
-// the file and the byte, and no manifest is written (what makes a directory a set).
+// many), as whole runs of the static windows with their targets and weights: the same set at
+// any thread count; an interval without a kept source is not read. A damaged scatter index
+// stops the build naming the file and the byte of the first damaged window, whatever the
+// threads, and no manifest is written (what makes a directory a set).
 TEST_F(DynamicShardsTest, WriteDynamicSetKeepsWholeSourcesAndStopsAtADamagedIndex) {
-  const std::string path = RmatFile(10, 4);
+  const std::string path = RmatFile(10, 4, /*weighted=*/true);
   const std::string shards = dir().string() + "/rmat.shards";
   const ShardSet set = ShardInto(path, shards, 4);
+  ASSERT_TRUE(set.weighted());
   const Csr csr = LoadCsr(path);
-  auto keep = [](VertexId u) { return u % 3 == 0; };
+  ASSERT_EQ(csr.num_vertices, set.manifest().num_vertices);
+  // Every third source, none of interval 2's.
+  std::vector<uint8_t> flags(csr.num_vertices);
+  for (VertexId u = 0; u < csr.num_vertices; ++u) {
+    const bool in_2 = u >= set.interval_begin(2) && u < set.interval_end(2);
+    flags[u] = u % 3 == 0 && !in_2 ? 1 : 0;
+  }
+  const KeptSources keep{flags};
   uint64_t kept = 0;
-  for (VertexId u = 0; u < csr.num_vertices; u += 3) kept += csr.offsets[u + 1] - csr.offsets[u];
+  for (VertexId u = 0; u < csr.num_vertices; ++u) {
+    if (keep(u)) kept += csr.offsets[u + 1] - csr.offsets[u];
+  }
   ASSERT_GT(kept, 0u);
   ASSERT_LT(kept, set.manifest().num_edges);
   const std::unique_ptr<IoBackend> io = IoBackend::Create(IoOptions{});
+  const uint32_t n = set.num_intervals();
+  std::vector<std::vector<uint32_t>> columns[2];
+  for (uint32_t q = 0; q < n; ++q) {
+    for (int c = 0; c < 2; ++c) columns[c].push_back(ShardColumn(set, q, c));
+  }
 
-  const std::string dynamic = dir().string() + "/dynamic";
-  std::filesystem::create_directory(dynamic);
-  EXPECT_EQ(WriteDynamicSet(*io, set, false, keep, dynamic), kept);
-  const ShardSet written = ShardSet::Open(dynamic);  // every file's digest checked
-  EXPECT_EQ(written.manifest().num_edges, kept);
-  ASSERT_EQ(written.num_intervals(), set.num_intervals());
-  for (uint32_t q = 0; q < set.num_intervals(); ++q) {
-    for (uint32_t r = 0; r < set.num_intervals(); ++r) {
-      std::vector<SourceRun> expected;
-      for (const SourceRun& run : WindowRuns(set, q, r)) {
-        if (keep(run.source)) expected.push_back(run);
+  std::string first_set;  // the files of the set written at 1 thread
+  for (int threads : {1, 2, 3, 8}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const std::string dynamic = dir().string() + "/dynamic-" + std::to_string(threads);
+    std::filesystem::create_directory(dynamic);
+    EXPECT_EQ(WriteDynamicSet(*io, set, false, keep, dynamic, threads), kept);
+    const ShardSet written = ShardSet::Open(dynamic);  // every file's digest checked
+    EXPECT_EQ(written.manifest().num_edges, kept);
+    ASSERT_EQ(written.num_intervals(), n);
+    std::string files;
+    for (uint32_t q = 0; q < n; ++q) {
+      const std::vector<uint32_t> mine[2] = {ShardColumn(written, q, 0),
+                                             ShardColumn(written, q, 1)};
+      for (int c = 0; c < 2; ++c) {
+        files.append(reinterpret_cast<const char*>(mine[c].data()), 4 * mine[c].size());
       }
-      const std::vector<SourceRun> runs = WindowRuns(written, q, r);
-      ASSERT_EQ(runs.size(), expected.size()) << "window (" << q << ", " << r << ")";
-      for (size_t k = 0; k < runs.size(); ++k) {
-        EXPECT_EQ(runs[k].source, expected[k].source);
-        EXPECT_EQ(runs[k].count, expected[k].count);
+      files += testing::ReadFile(written.ScatterIndexPath(q));
+      for (uint32_t r = 0; r < n; ++r) {
+        std::vector<std::pair<SourceRun, uint64_t>> expected;  // with the run's first edge
+        uint64_t at = set.Window(q, r).first_edge;
+        for (const SourceRun& run : WindowRuns(set, q, r)) {
+          if (keep(run.source)) expected.emplace_back(run, at);
+          at += run.count;
+        }
+        const std::vector<SourceRun> runs = WindowRuns(written, q, r);
+        ASSERT_EQ(runs.size(), expected.size()) << "window (" << q << ", " << r << ")";
+        if (r == 2) EXPECT_TRUE(runs.empty());
+        uint64_t edge = written.Window(q, r).first_edge;
+        for (size_t k = 0; k < runs.size(); ++k) {
+          const auto& [run, from] = expected[k];
+          EXPECT_EQ(runs[k].source, run.source);
+          ASSERT_EQ(runs[k].count, run.count);
+          for (uint32_t i = 0; i < run.count; ++i) {
+            for (int c = 0; c < 2; ++c) {
+              ASSERT_EQ(mine[c][edge + i], columns[c][q][from + i])
+                  << (c == 0 ? "target" : "weight") << " of window (" << q << ", " << r
+                  << "), run " << k << ", edge " << i;
+            }
+          }
+          edge += run.count;
+        }
       }
     }
+    if (first_set.empty()) first_set = files;
+    EXPECT_TRUE(files == first_set) << "the set differs from the one written at 1 thread";
   }
 
-  uint32_t q = 0;  // the first non-empty window (q, 1): its first run's bytes damaged
-  while (q < set.num_intervals() && set.ScatterOffset(q + 1, 1) == set.ScatterOffset(q, 1)) ++q;
-  ASSERT_LT(q, set.num_intervals());
-  const uint64_t at = set.ScatterOffset(q, 1);
-  std::string index = testing::ReadFile(set.ScatterIndexPath(1));
-  ASSERT_LE(at + 5, index.size());
-  index.replace(at, 5, std::string(5, '\xff'));  // a varint longer than 5 bytes
-  testing::WriteFile(set.ScatterIndexPath(1), index);
-  const std::string damaged = dir().string() + "/damaged";
-  std::filesystem::create_directory(damaged);
-  try {
-    WriteDynamicSet(*io, set, false, keep, damaged);
-    ADD_FAILURE() << "a damaged scatter index was read as runs";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.path(), set.ScatterIndexPath(1));
-    EXPECT_EQ(e.byte_offset(), at);
-    EXPECT_NE(std::string(e.what()).find("the scatter index is damaged"), std::string::npos)
-        << e.what();
+  // Two damaged windows of interval 1's index (varints longer than 5 bytes): the first and the
+  // last non-empty one.
+  std::vector<uint32_t> damaged_windows;
+  for (uint32_t q = 0; q < n; ++q) {
+    if (set.ScatterOffset(q + 1, 1) > set.ScatterOffset(q, 1)) damaged_windows.push_back(q);
   }
-  EXPECT_FALSE(std::filesystem::exists(damaged + "/manifest"));
+  ASSERT_GE(damaged_windows.size(), 2u);
+  const uint64_t at = set.ScatterOffset(damaged_windows.front(), 1);
+  std::string index = testing::ReadFile(set.ScatterIndexPath(1));
+  for (uint32_t q : {damaged_windows.front(), damaged_windows.back()}) {
+    ASSERT_LE(set.ScatterOffset(q, 1) + 5, index.size());
+    index.replace(set.ScatterOffset(q, 1), 5, std::string(5, '\xff'));
+  }
+  testing::WriteFile(set.ScatterIndexPath(1), index);
+  for (int threads : {1, 2, 8}) {
+    const std::string damaged = dir().string() + "/damaged-" + std::to_string(threads);
+    std::filesystem::create_directory(damaged);
+    try {
+      WriteDynamicSet(*io, set, false, keep, damaged, threads);
+      ADD_FAILURE() << "a damaged scatter index was read as runs (" << threads << " threads)";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.path(), set.ScatterIndexPath(1));
+      EXPECT_EQ(e.byte_offset(), at) << threads << " threads";
+      EXPECT_NE(std::string(e.what()).find("the scatter index is damaged"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(damaged + "/manifest"));
+  }
 }
 
 TEST_F(DynamicShardsTest, StoppedWithScattersDelayedIsNotConverged) {
