@@ -351,7 +351,9 @@ TEST_F(DynamicShardsTest, WriteDynamicSetKeepsWholeSourcesAndStopsAtADamagedInde
         }
         const std::vector<SourceRun> runs = WindowRuns(written, q, r);
         ASSERT_EQ(runs.size(), expected.size()) << "window (" << q << ", " << r << ")";
-        if (r == 2) EXPECT_TRUE(runs.empty());
+        if (r == 2) {
+          EXPECT_TRUE(runs.empty());
+        }
         uint64_t edge = written.Window(q, r).first_edge;
         for (size_t k = 0; k < runs.size(); ++k) {
           const auto& [run, from] = expected[k];
