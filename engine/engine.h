@@ -694,6 +694,11 @@ class Engine {
   // of them (columns_, allocated while pulling, in column_bytes_).
   bool pull_allowed_ = false;
   bool pull_ = false;
+  // The iteration in which push turns wait for pulled messages: its turns send to later
+  // intervals through msgs_ (taken by their turns of the same iteration) and to earlier ones
+  // through the windows (PullOutLater), so that at its end no message waits in memory and
+  // none was written to a window that this iteration reads back.
+  bool pull_later_ = false;
   HugeArray<EdgeValue> msgs_;
   std::vector<uint8_t> pulled_;
   uint64_t pulled_count_ = 0;
@@ -782,6 +787,9 @@ class Engine {
   void PullIn(uint32_t p);
   // The end of a pull turn of p: keeps its messages in msgs_, marks the windows they reach.
   void PullOut(uint32_t p, const IntervalData& data);
+  // The end of p's turn in the iteration where push turns wait (pull_later_): its messages to
+  // earlier intervals into the windows, those to later ones into msgs_.
+  void PullOutLater(uint32_t p, const IntervalData& data);
   // Between iterations: what this one's turns do (push, pull or neither), and the memory that
   // goes with it.
   void ChooseTurns(uint32_t iteration, bool shadow);
@@ -803,7 +811,7 @@ class Engine {
   // windows carry one (carries_, pending_) and counts; kFind decodes each window up to its
   // first message and counts nothing (returns 0); kBound is kFind that decodes every run and
   // keeps each window's first and last source (window_sources_).
-  enum class Windows { kAll, kOwnOnly, kOthersOnly };
+  enum class Windows { kAll, kOwnOnly, kOthersOnly, kEarlierOnly, kLaterOnly };
   enum class Fill { kFill, kCount, kFind, kBound };
   uint64_t ScatterWindows(uint32_t p, const IntervalData& data, const EdgeValue* messages,
                           bool merge, Windows which, Fill fill = Fill::kFill);
@@ -1025,6 +1033,7 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     stats_.inner_passes_max = std::max(stats_.inner_passes_max, passes);
     if (push_) PushOut(p, data);
     if (pull_) PullOut(p, data);
+    if (pull_later_) PullOutLater(p, data);
     // Only p's own turn sets pending_[p]: what p still sends itself is all that matters.
     pending_[p] = carries_[p];
     dirty_[p] = std::any_of(carries_.begin(), carries_.end(), [](uint8_t c) { return c != 0; });
@@ -1669,7 +1678,7 @@ void Engine<Program>::Scatter(uint32_t p, const IntervalData& data, bool merge) 
   // Window (p, p) by its runs in own_start_, where the turn found them (ScatterOwn).
   uint64_t edges_changed = own_runs_ ? ScatterOwn(p, data, merge) : 0;
   Windows which = Windows::kAll;
-  if (push_ || pull_) {
+  if (push_ || pull_ || pull_later_) {
     // A push or pull turn keeps its messages to other intervals per vertex, combined over its
     // passes as the windows would combine them, until PushOut or PullOut.
     const EdgeValue identity = program_.identity();
@@ -1712,7 +1721,12 @@ uint64_t Engine<Program>::ScatterWindows(uint32_t p, const IntervalData& data,
     reduction(+ : edges_changed, others)
   for (uint32_t q = 0; q < n; ++q) {
     if (own_runs_ && q == p) continue;  // ScatterOwn's
-    if ((which == Windows::kOwnOnly && q != p) || (which == Windows::kOthersOnly && q == p)) {
+    const bool skipped = which == Windows::kOwnOnly       ? q != p
+                         : which == Windows::kOthersOnly  ? q == p
+                         : which == Windows::kEarlierOnly ? q >= p
+                         : which == Windows::kLaterOnly   ? q <= p
+                                                          : false;
+    if (skipped) {
       if (!merge && q != p) carries_[q] = 0;
       continue;
     }
@@ -1992,7 +2006,8 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
   pulled_edges_ = 0;
   pull_ = pull_allowed_ && on_static && !want_push &&
           (options_.pull == TurnChoice::kAlways || dense) && (!logs_ || logs_->entries() == 0);
-  if (push_ || pull_) {
+  pull_later_ = push_waited_ && !msgs_.empty() && columns_.has_value();
+  if (push_ || pull_ || pull_later_) {
     if (out_msg_.empty()) out_msg_.assign(set_.largest_interval(), program_.identity());
   }
   if (push_) {
@@ -2124,7 +2139,8 @@ void Engine<Program>::PrefetchColumn(uint32_t p, uint32_t next) {
   if (ByTargetNext(next)) return;  // (its starts are read after p's gather)
   std::vector<uint8_t> wanted(n);
   for (uint32_t r = 0; r < n; ++r) {
-    wanted[r] = r != next && (pulled_[static_cast<size_t>(next) * n + r] || (pull_ && r == p));
+    wanted[r] = r != next && (pulled_[static_cast<size_t>(next) * n + r] ||
+                              ((pull_ || (pull_later_ && next > p)) && r == p));
   }
   columns_->Prefetch(next, std::move(wanted));
 }
@@ -2184,6 +2200,36 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
     ++pulled_count_;
     pulled_edges_ += set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
   }
+}
+
+template <GasProgram Program>
+void Engine<Program>::PullOutLater(uint32_t p, const IntervalData& data) {
+  const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
+  const uint32_t n = num_intervals();
+  for (uint32_t q = 0; q < n; ++q) {
+    if (q != p && pulled_[static_cast<size_t>(q) * n + p]) {
+      throw std::logic_error("turn of interval " + std::to_string(p) + " before interval " +
+                             std::to_string(q) + " took its pulled messages");
+    }
+  }
+  transport_->LoadAllRuns();  // (a load issued for a pull turn may have read only (p, p)'s)
+  // Later intervals take them from msgs_ in this iteration (PullIn): the windows they reach,
+  // found as a turn filling them would, without the fill. (First: the fill below clears the
+  // flags of the windows it leaves.)
+  std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
+  if (!msgs_fresh_.empty()) msgs_fresh_[p] = 1;
+  stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
+                                         Windows::kLaterOnly, Fill::kCount);
+  for (uint32_t q = p + 1; q < n; ++q) {
+    if (!carries_[q]) continue;
+    carries_[q] = 0;
+    pulled_[static_cast<size_t>(q) * n + p] = 1;
+    ++pulled_count_;
+    pulled_edges_ += set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
+  }
+  // Earlier ones in the next iteration, from the windows.
+  stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
+                                         Windows::kEarlierOnly);
 }
 
 template <GasProgram Program>
