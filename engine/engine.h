@@ -790,6 +790,10 @@ class Engine {
   // The end of p's turn in the iteration where push turns wait (pull_later_): its messages to
   // earlier intervals into the windows, those to later ones into msgs_.
   void PullOutLater(uint32_t p, const IntervalData& data);
+  // Both: out_msg_ into p's place in msgs_ (every window pulled from p before was taken).
+  void KeepInArray(uint32_t p);
+  // The windows (q, p), q >= first, q != p, that carry (carries_): pulled now instead.
+  void MarkPulled(uint32_t p, uint32_t first);
   // Between iterations: what this one's turns do (push, pull or neither), and the memory that
   // goes with it.
   void ChooseTurns(uint32_t iteration, bool shadow);
@@ -2148,15 +2152,7 @@ void Engine<Program>::PrefetchColumn(uint32_t p, uint32_t next) {
 template <GasProgram Program>
 void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
   const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
-  const uint32_t n = num_intervals();
-  for (uint32_t q = 0; q < n; ++q) {
-    if (q != p && pulled_[static_cast<size_t>(q) * n + p]) {
-      throw std::logic_error("pull turn of interval " + std::to_string(p) +
-                             " before interval " + std::to_string(q) + " took its messages");
-    }
-  }
-  std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
-  if (!msgs_fresh_.empty()) msgs_fresh_[p] = 1;
+  KeepInArray(p);
   ++stats_.intervals_pulled;
   // The windows the messages reach, found as a turn filling them would, without the fill.
   const bool own_empty = set_.Window(p, p + 1).first_edge == set_.Window(p, p).first_edge;
@@ -2193,7 +2189,27 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
       own_runs_only_[p] = PullsWithoutRows(p);  // for p's next loads
     }
   }
+  MarkPulled(p, 0);
+}
+
+template <GasProgram Program>
+void Engine<Program>::KeepInArray(uint32_t p) {
+  const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
+  const uint32_t n = num_intervals();
   for (uint32_t q = 0; q < n; ++q) {
+    if (q != p && pulled_[static_cast<size_t>(q) * n + p]) {
+      throw std::logic_error("turn of interval " + std::to_string(p) + " before interval " +
+                             std::to_string(q) + " took its pulled messages");
+    }
+  }
+  std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
+  if (!msgs_fresh_.empty()) msgs_fresh_[p] = 1;
+}
+
+template <GasProgram Program>
+void Engine<Program>::MarkPulled(uint32_t p, uint32_t first) {
+  const uint32_t n = num_intervals();
+  for (uint32_t q = first; q < n; ++q) {
     if (q == p || !carries_[q]) continue;
     carries_[q] = 0;
     pulled_[static_cast<size_t>(q) * n + p] = 1;
@@ -2204,29 +2220,14 @@ void Engine<Program>::PullOut(uint32_t p, const IntervalData& data) {
 
 template <GasProgram Program>
 void Engine<Program>::PullOutLater(uint32_t p, const IntervalData& data) {
-  const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
-  const uint32_t n = num_intervals();
-  for (uint32_t q = 0; q < n; ++q) {
-    if (q != p && pulled_[static_cast<size_t>(q) * n + p]) {
-      throw std::logic_error("turn of interval " + std::to_string(p) + " before interval " +
-                             std::to_string(q) + " took its pulled messages");
-    }
-  }
   transport_->LoadAllRuns();  // (a load issued for a pull turn may have read only (p, p)'s)
   // Later intervals take them from msgs_ in this iteration (PullIn): the windows they reach,
   // found as a turn filling them would, without the fill. (First: the fill below clears the
   // flags of the windows it leaves.)
-  std::copy(out_msg_.begin(), out_msg_.begin() + (end - begin), msgs_.begin() + begin);
-  if (!msgs_fresh_.empty()) msgs_fresh_[p] = 1;
+  KeepInArray(p);
   stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
                                          Windows::kLaterOnly, Fill::kCount);
-  for (uint32_t q = p + 1; q < n; ++q) {
-    if (!carries_[q]) continue;
-    carries_[q] = 0;
-    pulled_[static_cast<size_t>(q) * n + p] = 1;
-    ++pulled_count_;
-    pulled_edges_ += set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
-  }
+  MarkPulled(p, p + 1);
   // Earlier ones in the next iteration, from the windows.
   stats_.edges_changed += ScatterWindows(p, data, out_msg_.data(), /*merge=*/false,
                                          Windows::kEarlierOnly);
