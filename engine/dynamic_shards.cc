@@ -308,6 +308,14 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> piece_ranges(parts);
   std::vector<uint64_t> piece_kept(parts);
+  // Adds edges [begin, end) to `to`, joined to its last range when less than kGapBytes apart.
+  auto join = [](std::vector<std::pair<uint64_t, uint64_t>>& to, uint64_t begin, uint64_t end) {
+    if (!to.empty() && 4 * (begin - to.back().second) < kGapBytes) {
+      to.back().second = end;
+    } else {
+      to.emplace_back(begin, end);
+    }
+  };
   for (uint32_t q = 0; q < n; ++q) {
     uint64_t runs = 0, edges = 0;
     for (uint32_t r = 0; r <= n; ++r) {
@@ -345,22 +353,10 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
       ParallelParts(parts, [&](uint32_t k) {
         auto& mine = piece_ranges[k];
         mine.clear();
-        kept(k, [&](uint64_t at, uint64_t count) {
-          if (!mine.empty() && 4 * (at - mine.back().second) < kGapBytes) {
-            mine.back().second = at + count;
-          } else {
-            mine.emplace_back(at, at + count);
-          }
-        });
+        kept(k, [&](uint64_t at, uint64_t count) { join(mine, at, at + count); });
       });
       for (const auto& mine : piece_ranges) {
-        for (const auto& [begin, end] : mine) {
-          if (!ranges.empty() && 4 * (begin - ranges.back().second) < kGapBytes) {
-            ranges.back().second = end;
-          } else {
-            ranges.emplace_back(begin, end);
-          }
-        }
+        for (const auto& [begin, end] : mine) join(ranges, begin, end);
       }
     }
     ShardFileHeader h = from.header(q);

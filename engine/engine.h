@@ -2220,7 +2220,7 @@ void Engine<Program>::MarkPulled(uint32_t p, uint32_t first) {
 
 template <GasProgram Program>
 void Engine<Program>::PullOutLater(uint32_t p, const IntervalData& data) {
-  transport_->LoadAllRuns();  // (a load issued for a pull turn may have read only (p, p)'s)
+  transport_->LoadAllRuns();  // (nothing to do where the turn's load read them all)
   // Later intervals take them from msgs_ in this iteration (PullIn): the windows they reach,
   // found as a turn filling them would, without the fill. (First: the fill below clears the
   // flags of the windows it leaves.)
