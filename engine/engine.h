@@ -2064,7 +2064,8 @@ void Engine<Program>::BuildInAdjacency() {
   AddBuildIo(before);
   if (options_.detail) {
     options_.detail("pull turns: in-adjacency of " + FormatMiB(in_adj_->disk_bytes()) +
-                    " built in " + std::to_string(static_cast<uint64_t>(Since(t) * 1000)) + " ms");
+                    " built in " + std::to_string(static_cast<uint64_t>(Since(t) * 1000)) + " ms" +
+                    (out_adj_->built_ahead() ? ", reading ahead" : ""));
   }
 }
 
@@ -2307,7 +2308,8 @@ void Engine<Program>::BuildOutAdjacency() {
   AddBuildIo(before);
   if (options_.detail) {
     options_.detail("push turns: out-adjacency of " + FormatMiB(out_adj_->disk_bytes()) +
-                    " built in " + std::to_string(static_cast<uint64_t>(Since(t) * 1000)) + " ms");
+                    " built in " + std::to_string(static_cast<uint64_t>(Since(t) * 1000)) + " ms" +
+                    (out_adj_->built_ahead() ? ", reading ahead" : ""));
   }
 }
 

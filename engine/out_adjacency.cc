@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "base/error.h"
@@ -32,27 +33,74 @@ class IntervalBuild {
   IntervalBuild(IoBackend& io, const ShardSet& set, const IntervalIo& files, IoFile& out,
                 AlignedBuffer& buffer, uint32_t parts)
       : io_(io), set_(set), files_(files), out_(out), n_(set.num_intervals()), parts_(parts) {
-    uint64_t index = 0;
-    for (uint32_t p = 0; p < n_; ++p) index = std::max(index, files.scatter_index_bytes(p));
-    index_ = buffer.data();
-    counted_ = reinterpret_cast<uint32_t*>(buffer.data() + AlignUp(index));
+    uint64_t index = 0, most = 0;
+    for (uint32_t p = 0; p < n_; ++p) {
+      index = std::max(index, files.scatter_index_bytes(p));
+      most = std::max(most, IntervalEdges(p));
+    }
+    index = AlignUp(index);
     stride_ = uint64_t{set.largest_interval()} + 1;
-    const uint64_t fixed = AlignUp(index) + CountBytes(set, parts);
-    half_ = AlignDown((buffer.size() - fixed) / 2);
-    staging_ = buffer.data() + fixed;
-    placed_ = staging_ + half_;
-    // A block's edges: half the buffer, less three alignment units per window (its cover's
-    // two ends and the next one's alignment).
-    block_edges_ = (half_ - uint64_t{n_} * 3 * kDirectAlignment) / 4;
+    const uint64_t counts = CountBytes(set, parts);
+    // A block's edges: an area of the buffer, less three alignment units per window (its
+    // cover's two ends and the next one's alignment).
+    const uint64_t covers = uint64_t{n_} * 3 * kDirectAlignment;
+    // Reading ahead takes two scatter indexes and three areas (two staging, one placed);
+    // only where every interval's edges fit one block of such an area.
+    const uint64_t fixed_ahead = 2 * index + counts;
+    if (buffer.size() > fixed_ahead) {
+      const uint64_t area = AlignDown((buffer.size() - fixed_ahead) / 3);
+      ahead_ = area > covers && (area - covers) / 4 >= most;
+    }
+    std::byte* at = buffer.data();
+    index_slot_[0] = at;
+    at += index;
+    index_slot_[1] = ahead_ ? at : index_slot_[0];
+    if (ahead_) at += index;
+    counted_ = reinterpret_cast<uint32_t*>(at);
+    at += counts;
+    const uint64_t rest = static_cast<uint64_t>(buffer.data() + buffer.size() - at);
+    const uint64_t area = AlignDown(rest / (ahead_ ? 3 : 2));
+    staging_slot_[0] = at;
+    at += area;
+    staging_slot_[1] = ahead_ ? at : staging_slot_[0];
+    if (ahead_) at += area;
+    placed_ = at;
+    block_edges_ = (area - covers) / 4;
   }
+  ~IntervalBuild() {
+    // After a failure, nothing may still be transferring into the caller's buffer.
+    try {
+      Await(read_);
+    } catch (...) {
+    }
+    try {
+      Await(write_);
+    } catch (...) {
+    }
+  }
+  IntervalBuild(const IntervalBuild&) = delete;
+  IntervalBuild& operator=(const IntervalBuild&) = delete;
+
+  bool ahead() const { return ahead_; }
+
+  // Waits for the last interval's write.
+  void Finish() { Await(write_); }
 
   // Writes p's part at edge `first` of the file; returns p's out-edges.
   uint64_t Run(uint32_t p, uint64_t first) {
     p_ = p;
     begin_ = set_.interval_begin(p);
     const uint32_t count = set_.interval_end(p) - begin_;
-    const IoFile& index = files_.scatter_index(p);
-    io_.Run(std::vector<IoRequest>{{&index, 0, index_, files_.scatter_index_bytes(p)}});
+    index_ = index_slot_[p % 2];
+    staging_ = staging_slot_[p % 2];
+    if (ahead_) {
+      if (p == 0) Start(0);
+      Await(read_);  // p's scatter index and windows
+      if (p + 1 < n_) Start(p + 1);
+    } else {
+      const IoFile& index = files_.scatter_index(p);
+      io_.Run(std::vector<IoRequest>{{&index, 0, index_, files_.scatter_index_bytes(p)}});
+    }
     // Each part of the windows counts its runs' edges per source; then part k's count of u
     // becomes the edges of u in the parts before k: where part k puts u's first edge.
     InParts([&](uint32_t k) {
@@ -89,6 +137,42 @@ class IntervalBuild {
   }
 
  private:
+  // Interval p's out-edges: its windows' edges.
+  uint64_t IntervalEdges(uint32_t p) const {
+    uint64_t edges = 0;
+    for (uint32_t q = 0; q < n_; ++q) {
+      edges += set_.Window(q, p + 1).first_edge - set_.Window(q, p).first_edge;
+    }
+    return edges;
+  }
+
+  // Starts reading p's scatter index and every window of p, whole, into slot p % 2.
+  void Start(uint32_t p) {
+    const IoFile& index = files_.scatter_index(p);
+    requests_.clear();
+    requests_.push_back({&index, 0, index_slot_[p % 2], files_.scatter_index_bytes(p)});
+    std::vector<const std::byte*> from(n_);
+    PlanWhole(p, staging_slot_[p % 2], from);
+    read_ = io_.Submit(requests_);
+  }
+
+  // Appends to requests_ the reads of every window of p whole into `staging`, one after
+  // another; from[q]: where window (q, p)'s first target lands (nullptr: an empty window).
+  void PlanWhole(uint32_t p, std::byte* staging, std::vector<const std::byte*>& from) {
+    uint64_t at = 0;
+    for (uint32_t q = 0; q < n_; ++q) {
+      const uint64_t w = set_.Window(q, p).first_edge, end = set_.Window(q, p + 1).first_edge;
+      from[q] = w < end ? Read(p, q, 0, end - w, staging, at) : nullptr;
+    }
+  }
+
+  void Await(std::optional<IoBackend::Ticket>& ticket) {
+    if (!ticket) return;
+    const IoBackend::Ticket t = *ticket;
+    ticket.reset();
+    io_.Wait(t);
+  }
+
   // f(source, count, at) for each run of window (q, p), at: its first edge in the window.
   template <class F>
   void Decode(uint32_t q, F&& f) {
@@ -109,23 +193,31 @@ class IntervalBuild {
     }
   }
 
-  // Reads shard q's edges [e0, e1) of window (q, p) (indexes in the window) into the staging
-  // half at byte `at`; returns where the first target landed.
-  const std::byte* Read(uint32_t q, uint64_t e0, uint64_t e1, uint64_t& at) {
+  // Appends to requests_ the read of shard q's edges [e0, e1) of window (q, p) (indexes in
+  // the window) into `staging` at byte `at`; returns where the first target will land.
+  const std::byte* Read(uint32_t p, uint32_t q, uint64_t e0, uint64_t e1, std::byte* staging,
+                        uint64_t& at) {
     const IoFile& file = files_.adjacency(q);
-    const uint64_t w = set_.Window(q, p_).first_edge;
+    const uint64_t w = set_.Window(q, p).first_edge;
     const IntervalIo::Cover c =
         IntervalIo::CoverOf(TargetByte(w + e0), TargetByte(w + e1), file.alignment());
-    requests_.push_back({&file, c.offset, staging_ + at, c.length});
-    const std::byte* targets = staging_ + at + c.skip;
+    requests_.push_back({&file, c.offset, staging + at, c.length});
+    const std::byte* targets = staging + at + c.skip;
     at = AlignUp(at + c.length);
     return targets;
   }
 
+  // Writes `edges` targets at edge `at_edge` of p's part: from placed_, started here and
+  // waited for before placed_ is filled again (Finish after the last); else at once.
   void Write(const std::byte* from, uint64_t edges, uint64_t at_edge) {
     if (edges == 0) return;
-    io_.Run(std::vector<IoRequest>{
-        {&out_, (first_ + at_edge) * 4, const_cast<std::byte*>(from), edges * 4, true}});
+    const IoRequest request{&out_, (first_ + at_edge) * 4, const_cast<std::byte*>(from),
+                            edges * 4, true};
+    if (from == placed_) {
+      write_ = io_.Submit(std::span(&request, 1));
+    } else {
+      io_.Run(std::span(&request, 1));
+    }
   }
 
   // Vertices [u0, u1) of p: every window's part of them read, put in place by source, written.
@@ -136,23 +228,23 @@ class IntervalBuild {
     requests_.clear();
     uint64_t at = 0;
     const bool whole = lo == begin_ && hi == set_.interval_end(p_);  // most intervals
-    for (uint32_t q = 0; q < n_; ++q) {
-      uint64_t a = UINT64_MAX, b = 0;
-      if (whole) {
-        a = 0;
-        b = set_.Window(q, p_ + 1).first_edge - set_.Window(q, p_).first_edge;
-      } else {
+    if (whole) {
+      PlanWhole(p_, staging_, from);
+    } else {
+      for (uint32_t q = 0; q < n_; ++q) {
+        uint64_t a = UINT64_MAX, b = 0;
         Decode(q, [&](uint32_t source, uint64_t n, uint64_t e) {
           if (source < lo || source >= hi) return;
           a = std::min(a, e);
           b = e + n;
         });
+        if (a >= b) continue;
+        first[q] = a;
+        from[q] = Read(p_, q, a, b, staging_, at);
       }
-      if (a >= b) continue;
-      first[q] = a;
-      from[q] = Read(q, a, b, at);
     }
-    io_.Run(requests_);
+    if (!ahead_ || !whole) io_.Run(requests_);  // else read by Start
+    Await(write_);                              // the last block's write, from placed_
     // Each part of the windows puts its edges of u after those of the parts before it
     // (Counted), so the order is the windows' whatever the thread count.
     InParts([&](uint32_t k) {
@@ -190,7 +282,7 @@ class IntervalBuild {
         const uint64_t end = std::min(b, e + block_edges_);
         requests_.clear();
         uint64_t at = 0;
-        const std::byte* targets = Read(q, e, end, at);
+        const std::byte* targets = Read(p_, q, e, end, staging_, at);
         io_.Run(requests_);
         Write(targets, end - e, written);
         written += end - e;
@@ -215,13 +307,17 @@ class IntervalBuild {
   IoFile& out_;
   const uint32_t n_;
   const uint32_t parts_;
-  uint32_t* counted_;  // per part, per vertex of p (stride_ apart)
+  bool ahead_ = false;  // interval p + 1 read while p is placed (Start)
+  uint32_t* counted_;   // per part, per vertex of p (stride_ apart)
   uint64_t stride_;
-  std::byte* index_;
-  uint64_t half_;
+  std::byte* index_slot_[2];    // the scatter indexes of even and odd intervals (one if !ahead_)
+  std::byte* staging_slot_[2];  // their windows' targets (one if !ahead_)
+  std::byte* index_;            // interval p_'s slots
   std::byte* staging_;
   std::byte* placed_;
   uint64_t block_edges_;
+  std::optional<IoBackend::Ticket> read_;   // Start's
+  std::optional<IoBackend::Ticket> write_;  // the last block's, from placed_
   uint32_t p_ = 0;
   uint32_t begin_ = 0;
   uint64_t first_ = 0;
@@ -255,17 +351,20 @@ OutAdjacency OutAdjacency::Build(IoBackend& io, const ShardSet& set, const Inter
   }
   const uint32_t n = set.num_intervals();
   std::vector<uint64_t> first(uint64_t{n} + 1, 0);
+  bool ahead = false;
   {
     IoFile out = io.Open(path, FileKind::kOutAdjacency, true, true, IoBackend::Caching::kBuffered);
     IntervalBuild build(io, set, files, out, buffer, BuildParts(set, threads));
     for (uint32_t p = 0; p < n; ++p) first[p + 1] = first[p] + build.Run(p, first[p]);
+    build.Finish();
+    ahead = build.ahead();
     // Padded to 4 KiB, so that an aligned cover of the last edges lies inside the file.
     if (::ftruncate(out.fd(), static_cast<off_t>(AlignUp(first[n] * 4))) != 0) {
       ThrowSystemError(path, "cannot extend");
     }
   }
   IoFile file = io.Open(path, FileKind::kOutAdjacency, false);
-  return OutAdjacency(io, std::move(file), std::move(first));
+  return OutAdjacency(io, std::move(file), std::move(first), ahead);
 }
 
 void OutAdjacency::ReadSenders(uint32_t p, std::span<const uint32_t> senders,

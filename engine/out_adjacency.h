@@ -13,6 +13,9 @@
 // p's vertices whose out-edges fit half the buffer is read from every window, put in place
 // and written at once; a vertex larger than that alone is copied window by window. Each thread
 // decodes and places a part of the windows, its edges of a vertex after the parts' before it.
+// Where the buffer holds every interval's edges in a third of what the scatter indexes and
+// counts leave, the build reads ahead: interval p + 1's index and windows are read, and p's
+// block written, while p's edges are counted and placed.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +52,8 @@ class OutAdjacency {
   // Index, in the file, of the first out-edge of interval p's first vertex.
   uint64_t first_edge(uint32_t p) const { return first_[p]; }
   uint64_t disk_bytes() const { return AlignUp(first_.back() * 4); }
+  // Whether the build read each interval while placing the one before (see the top).
+  bool built_ahead() const { return built_ahead_; }
 
   // Reads the out-edges of `senders` (offsets in interval p, ascending; out_degrees: of p's
   // `count` vertices) through `buffer`, in batches of requests (ranges less than 4 KiB apart
@@ -59,12 +64,13 @@ class OutAdjacency {
                    uint32_t count, AlignedBuffer& buffer, const Visit& f);
 
  private:
-  OutAdjacency(IoBackend& io, IoFile file, std::vector<uint64_t> first)
-      : io_(&io), file_(std::move(file)), first_(std::move(first)) {}
+  OutAdjacency(IoBackend& io, IoFile file, std::vector<uint64_t> first, bool built_ahead)
+      : io_(&io), file_(std::move(file)), first_(std::move(first)), built_ahead_(built_ahead) {}
 
   IoBackend* io_;
   IoFile file_;
   std::vector<uint64_t> first_;  // per interval, and the total at the end
+  bool built_ahead_ = false;
   std::vector<uint64_t> start_;  // ReadSenders: per vertex of p, its first edge in p's part
   std::vector<IoRequest> requests_;
 };

@@ -1,7 +1,8 @@
 // The out-adjacency push turns read (engine/out_adjacency.h): built from a shard set, every
 // vertex's targets are its out-neighbours in the input, ascending — at several interval
 // counts, on both backends, through the page cache and with O_DIRECT, with a hub whose edges
-// are more than the build's block holds and read buffers smaller than one vertex's edges.
+// are more than the build's block holds and read buffers smaller than one vertex's edges, and
+// built reading ahead where the buffer allows it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,8 +25,9 @@ class OutAdjacencyTest : public WithTempDir<::testing::Test> {
   std::string Rmat(uint32_t scale) {
     return WriteRmatText(File("rmat" + std::to_string(scale) + ".el"), scale);
   }
-  // Builds the out-adjacency of `input` sharded into `parts` intervals and checks every
-  // vertex's targets, read through a buffer of `read_bytes`.
+  // Builds the out-adjacency of `input` sharded into `parts` intervals (in work/out.adj) and
+  // checks every vertex's targets, read through a buffer of `read_bytes`; built_ahead_ says
+  // whether the build read ahead.
   void Check(const std::string& input, uint32_t parts, IoKind kind, bool direct,
              uint64_t build_extra, uint64_t read_bytes, int threads = 2) {
     SCOPED_TRACE(std::to_string(parts) + " parts, " + std::string(IoKindName(kind)) +
@@ -45,6 +47,7 @@ class OutAdjacencyTest : public WithTempDir<::testing::Test> {
     AlignedBuffer build(OutAdjacency::BuildBufferBytes(set, files, threads) + build_extra);
     OutAdjacency out = OutAdjacency::Build(*io, set, files, work + "/out.adj", build, threads);
     EXPECT_EQ(out.first_edge(set.num_intervals()), set.manifest().num_edges);
+    built_ahead_ = out.built_ahead();
 
     const Csr g = LoadCsr(input);
     IntervalData data;
@@ -81,6 +84,8 @@ class OutAdjacencyTest : public WithTempDir<::testing::Test> {
     }
     EXPECT_GT(seen, 0u);
   }
+
+  bool built_ahead_ = false;
 };
 
 TEST_F(OutAdjacencyTest, HoldsEveryVertexsOutEdgesInOrder) {
@@ -118,6 +123,27 @@ TEST_F(OutAdjacencyTest, BuildsAnIntervalInManyBlocks) {
   }
 }
 
+TEST_F(OutAdjacencyTest, ReadsAheadWhereTheBufferHoldsTwoIntervalsAndWritesTheSameFile) {
+  // The smallest buffer builds block by block; one of 64 MiB more reads interval p + 1 while
+  // p is placed, with p's block written meanwhile. The file is the same either way.
+  const std::string rmat = Rmat(12);
+  const std::string path = File("work") + "/out.adj";
+  for (const IoKind kind : {IoKind::kPread, IoKind::kUring}) {
+    for (const bool direct : {false, true}) {
+      for (const int threads : {1, 3}) {
+        Check(rmat, 8, kind, direct, 0, uint64_t{1} << 20, threads);
+        EXPECT_FALSE(built_ahead_);
+        const std::string blocks = testing::ReadFile(path);
+        Check(rmat, 8, kind, direct, uint64_t{64} << 20, uint64_t{1} << 20, threads);
+        EXPECT_TRUE(built_ahead_);
+        EXPECT_TRUE(testing::ReadFile(path) == blocks) << "the file read ahead differs";
+      }
+    }
+  }
+  Check(rmat, 1, IoKind::kUring, true, uint64_t{64} << 20, 4096);  // one interval
+  EXPECT_TRUE(built_ahead_);
+}
+
 TEST_F(OutAdjacencyTest, NamesTheFirstDamagedWindowOnAnyThreadCount) {
   const std::string shards = File("damaged-set");
   ShardInto(Rmat(12), shards, 8);
@@ -134,24 +160,29 @@ TEST_F(OutAdjacencyTest, NamesTheFirstDamagedWindowOnAnyThreadCount) {
     index.replace(set.ScatterOffset(q, 1), 5, std::string(5, '\xff'));  // a varint too long
   }
   WriteFile(set.ScatterIndexPath(1), index);
+  // Reading ahead, interval 2's reads and interval 0's write are in flight when interval 1's
+  // index is found damaged: the build waits for them before its buffer is freed.
   for (const int threads : {1, 2, 8}) {
-    SCOPED_TRACE(std::to_string(threads) + " threads");
-    IoOptions options;
-    options.kind = IoKind::kPread;
-    auto io = IoBackend::Create(options);
-    const std::string work = File("work-" + std::to_string(threads));
-    std::filesystem::create_directories(work);
-    EdgeValueFiles values(*io, set, work, 4);
-    IntervalIo files(*io, set, values, false);
-    AlignedBuffer build(OutAdjacency::BuildBufferBytes(set, files, threads));
-    try {
-      OutAdjacency::Build(*io, set, files, work + "/out.adj", build, threads);
-      ADD_FAILURE() << "a damaged scatter index was read as runs";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.path(), set.ScatterIndexPath(1));
-      EXPECT_EQ(e.byte_offset(), set.ScatterOffset(windows.front(), 1));
-      EXPECT_NE(std::string(e.what()).find("the scatter index is damaged"), std::string::npos)
-          << e.what();
+    for (const uint64_t extra : {uint64_t{0}, uint64_t{64} << 20}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, buffer + " + std::to_string(extra));
+      IoOptions options;
+      options.kind = extra > 0 ? UringOrSkipNote() : IoKind::kPread;
+      auto io = IoBackend::Create(options);
+      const std::string work =
+          File("work-" + std::to_string(threads) + (extra > 0 ? "-ahead" : ""));
+      std::filesystem::create_directories(work);
+      EdgeValueFiles values(*io, set, work, 4);
+      IntervalIo files(*io, set, values, false);
+      AlignedBuffer build(OutAdjacency::BuildBufferBytes(set, files, threads) + extra);
+      try {
+        OutAdjacency::Build(*io, set, files, work + "/out.adj", build, threads);
+        ADD_FAILURE() << "a damaged scatter index was read as runs";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.path(), set.ScatterIndexPath(1));
+        EXPECT_EQ(e.byte_offset(), set.ScatterOffset(windows.front(), 1));
+        EXPECT_NE(std::string(e.what()).find("the scatter index is damaged"), std::string::npos)
+            << e.what();
+      }
     }
   }
 }
