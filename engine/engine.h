@@ -554,6 +554,30 @@ class Engine {
     return TargetsWithin(own, from, to, begin + (forward_ ? u + 1 : b0),
                          begin + (forward_ ? b1 : u));
   }
+  // Of edges [from, to) of window (p, p) (a source's run, targets `own`), the first whose
+  // target lies outside [begin, end) or below the one before; UINT64_MAX if none.
+  static uint64_t UnsortedTarget(const uint32_t* own, uint64_t from, uint64_t to, VertexId begin,
+                                 VertexId end) {
+    uint32_t previous = begin;
+    for (uint64_t e = from; e < to; ++e) {
+      if (own[e] < previous || own[e] >= end) return e;
+      previous = own[e];
+    }
+    return UINT64_MAX;
+  }
+  // The error for edge `edge` of shard p's targets, found by UnsortedTarget.
+  Error OwnRunDamaged(uint32_t p, uint64_t edge, uint32_t target) const {
+    const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
+    if (target < begin || target >= end) return TargetOutside(p, edge, target);
+    return Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
+                         "target " + std::to_string(target) +
+                             " is out of order in its source's run (the shard file is damaged)");
+  }
+  // In a sparse turn, whether u's messages along window (p, p) are gathered at once (as in
+  // any sweep: FreshRange): only where the turn holds the targets of u's whole run.
+  bool FreshHeld(uint32_t u) const {
+    return transport_->OwnEdgesHeld(own_start_[u], own_start_[u + 1]);
+  }
   // The error for an in-edge of shard p (edge `edge` of its targets) whose target lies outside
   // interval p.
   Error TargetOutside(uint32_t p, uint64_t edge, uint32_t target) const {
@@ -1073,23 +1097,9 @@ void Engine<Program>::FindOwnRuns(uint32_t p, const IntervalData& data, bool che
   uint64_t bad = UINT64_MAX;
 #pragma omp parallel for num_threads(threads_) schedule(static) reduction(min : bad)
   for (uint32_t v = 0; v < count; ++v) {
-    uint32_t previous = begin;
-    for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
-      if (own[e] < previous || own[e] >= end) {
-        bad = std::min(bad, e);
-        break;
-      }
-      previous = own[e];
-    }
+    bad = std::min(bad, UnsortedTarget(own, own_start_[v], own_start_[v + 1], begin, end));
   }
-  if (bad != UINT64_MAX) {
-    const uint64_t edge = own_first + bad;
-    const uint32_t target = data.Targets()[edge];
-    if (target < begin || target >= end) throw TargetOutside(p, edge, target);
-    throw Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
-                        "target " + std::to_string(target) +
-                            " is out of order in its source's run (the shard file is damaged)");
-  }
+  if (bad != UINT64_MAX) throw OwnRunDamaged(p, own_first + bad, data.Targets()[own_first + bad]);
   own_sorted_ = true;
 }
 
@@ -1143,6 +1153,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   }
   uint64_t active = 0, changed = 0;
   uint64_t stray = UINT64_MAX;  // the first in-edge whose target lies outside p
+  uint64_t unsorted = UINT64_MAX;  // the first of a held run's (sparse turns) that is damaged
 
   // The split gather where it pays (split_gather.h), or where it was asked for.
   bool split = false;
@@ -1160,7 +1171,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   double gather_cpu = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : active, changed, flushed, used, \
                                                          gather_cpu) \
-    reduction(min : stray) reduction(max : largest)
+    reduction(min : stray, unsorted) reduction(max : largest)
   {
     const int nt = omp_get_num_threads(), t_id = omp_get_thread_num();
     // This thread's targets: whole sweep blocks, so that a block's flag has one writer.
@@ -1360,8 +1371,17 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           const EdgeValue m = message_[u];
           if (m == identity) continue;
           block_sent_[b].push_back(u);
-          if (sparse_own_) continue;  // its targets are read after the pass
-          // Its fresh targets (a sweep turn that is not sparse has own_sorted_).
+          if (sparse_own_) {
+            if (!FreshHeld(u)) continue;  // its targets are read after the pass
+            // Held, but not checked with the rest of the window (FindOwnRuns).
+            const uint64_t bad = UnsortedTarget(targets + own_first, own_start_[u],
+                                                own_start_[u + 1], begin, begin + count);
+            if (bad != UINT64_MAX) {
+              unsorted = std::min(unsorted, own_first + bad);
+              continue;
+            }
+          }
+          // Its fresh targets (own_sorted_ where not sparse; else its run was checked above).
           const auto [from, to] =
               FreshRange(targets + own_first, own_start_[u], own_start_[u + 1], u, begin, count);
           for (uint64_t e = from; e < to; ++e) {
@@ -1376,6 +1396,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     }
   }
   if (stray != UINT64_MAX) throw TargetOutside(p, stray, targets[stray]);
+  if (unsorted != UINT64_MAX) throw OwnRunDamaged(p, unsorted, targets[unsorted]);
   if (sweep_) {  // this pass's senders, ascending
     frontier_.clear();
     for (auto& sent : block_sent_) {
@@ -2323,11 +2344,11 @@ uint64_t Engine<Program>::ScatterOwn(uint32_t p, const IntervalData& data, bool 
   // Writes u's message m on its edges [from, to) but for the fresh ones, consumed in the pass
   // that sent them (identity() there). Returns whether one edge carries m.
   auto fill_fresh = [&](uint32_t u, uint64_t from, uint64_t to, const EdgeValue& m) {
-    if (sparse_own_) {  // nothing was gathered at once
+    if (sparse_own_ && !FreshHeld(u)) {  // nothing was gathered at once
       std::fill(window + from, window + to, m);
       return from < to;
     }
-    // A sweep turn that is not sparse has own_sorted_.
+    // Sorted: own_sorted_ where the turn is not sparse, else checked by the pass.
     const auto [a, b] = FreshRange(own, from, to, u, begin, count);
     std::fill(window + from, window + a, m);
     std::fill(window + a, window + b, identity);

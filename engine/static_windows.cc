@@ -299,6 +299,14 @@ const IntervalData& StaticWindows::BeginCompute(uint32_t p, uint32_t next) {
 
 bool StaticWindows::OwnTargetsSparse() const { return sparse_; }
 
+bool StaticWindows::OwnEdgesHeld(uint64_t from, uint64_t to) const {
+  const uint64_t chunk = chunks_->chunk_edges();
+  for (uint64_t c = from / chunk; c * chunk < to; ++c) {
+    if ((own_present_[c / 64] & (uint64_t{1} << (c % 64))) == 0) return false;
+  }
+  return true;
+}
+
 void StaticWindows::LoadOwnRuns(std::span<const uint32_t> sources, const uint64_t* own_start) {
   const uint32_t p = current_->interval;
   const uint64_t first = set_->Window(p, p).first_edge, last = set_->Window(p, p + 1).first_edge;

@@ -61,6 +61,7 @@ class StaticWindows final : public Transport {
   void LoadOwnWindow() override;
   bool OwnTargetsSparse() const override;
   void LoadOwnRuns(std::span<const uint32_t> sources, const uint64_t* own_start) override;
+  bool OwnEdgesHeld(uint64_t from, uint64_t to) const override;
   std::byte* OutWindow(uint32_t q) override { return out_->bytes.data() + out_->offsets[q]; }
   void SetPulled(const std::vector<uint8_t>* pulled) override { pulled_ = pulled; }
   void SetOwnRunsOnly(const std::vector<uint8_t>* own_only) override { own_only_ = own_only; }

@@ -74,6 +74,8 @@ class Transport {
   virtual bool OwnTargetsSparse() const { return false; }
   virtual void LoadOwnRuns(std::span<const uint32_t> /*sources*/,
                            const uint64_t* /*own_start*/) {}
+  // In such a turn: whether edges [from, to) of window (p, p) have their targets held.
+  virtual bool OwnEdgesHeld(uint64_t /*from*/, uint64_t /*to*/) const { return false; }
   // Pull turns (engine.h; static windows only): pulled (shard-major like carries(); the
   // engine's, nullptr: none) marks the windows whose messages the engine puts in place itself
   // at their interval's turn, from its array of every vertex's message. A load reads their
