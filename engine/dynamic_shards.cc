@@ -147,13 +147,14 @@ class SetReader {
   std::vector<IoRequest> requests_;
 };
 
-// degrees.bin of `from` as `to`'s: a hard link where the file system allows one, else a copy.
-void LinkDegrees(const ShardSet& from, const std::string& dir) {
-  const std::string target = dir + "/" + kDegreesName;
-  if (link(from.DegreesPath().c_str(), target.c_str()) == 0) return;
+// File `name` of `from` (degrees.bin, order.bin) as the new set's in `dir`: a hard link where
+// the file system allows one, else a copy.
+void LinkFile(const ShardSet& from, const char* name, const std::string& dir) {
+  const std::string source = from.dir() + "/" + name, target = dir + "/" + name;
+  if (link(source.c_str(), target.c_str()) == 0) return;
   std::error_code error;
-  std::filesystem::copy_file(from.DegreesPath(), target, error);
-  if (error) throw Error(target, "cannot copy the degrees: " + error.message());
+  std::filesystem::copy_file(source, target, error);
+  if (error) throw Error(target, std::string("cannot copy ") + name + ": " + error.message());
 }
 
 // Window (q, r)'s messages into `in` at page grain: `in` filled with identity, and in
@@ -397,9 +398,14 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
     const uint64_t digest = w.Finish(&synced);
     add(kWindowsName, ShardAlignUp(size), digest);
   }
-  LinkDegrees(from, dir);
-  const ManifestFile* degrees = from.manifest().File(kDegreesName);
-  add(kDegreesName, degrees->size, degrees->digest);
+  // The vertex files, as they are: the same vertices in the same order (a reordered set's
+  // order.bin too, which its manifest's choices call for).
+  for (const char* name : {kDegreesName, kOrderName}) {
+    const ManifestFile* file = from.manifest().File(name);
+    if (file == nullptr) continue;
+    LinkFile(from, name, dir);
+    add(name, file->size, file->digest);
+  }
   manifest.num_edges = total;
   synced.Sync();
   WriteManifest(manifest, dir);

@@ -1,7 +1,8 @@
 // needle shard/run --order bfs (shards/vertex_order.h) from the command line: a set numbered
 // breadth-first gives the answers of a set in input order, in input ids — CC's labels and MSSP's
 // distances identical (text and .npy), --sources in input ids, PageRank within --verify's
-// bound — and on a graph whose ids do not follow its edges it takes fewer iterations.
+// bound — and on a graph whose ids do not follow its edges it takes fewer iterations; the
+// dynamic modes run on such a set.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,6 +83,30 @@ TEST_F(RunCliTest, BreadthFirstOrderGivesTheSameAnswersInInputIdsInFewerIteratio
   ASSERT_EQ(bfs.status, 0) << bfs.err;
   EXPECT_NE(bfs.out.find("verified: pagerank agrees"), std::string::npos) << bfs.out;
   EXPECT_EQ(ReadValues(Path("r.tsv")).size(), 2400u);
+}
+
+// A dynamic shard set built from a set numbered breadth-first carries its order.bin (it once
+// failed: "manifest: does not list order.bin"); the answers are static's.
+TEST_F(RunCliTest, DynamicModesRunOnABreadthFirstSet) {
+  const std::string input = Graph("grid.el", ShuffledGrid());
+  const std::string common = " --memory 64M --intervals 4 --order bfs --transport static";
+  const std::string forced = " --shadow-below 0.99 --delay-buffer 1 --inner-passes 0";
+  for (const std::string app : {"cc", "mssp --symmetrize --sources 5,1717", "pagerank"}) {
+    const std::string run = "run " + app + " " + ShellQuote(input) + common;
+    Result r = Needle(run + " --mode static --out " + Path("static.tsv"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char* mode : {"ads", "ods"}) {
+      SCOPED_TRACE(app + ", " + mode);
+      r = Needle(run + " --mode " + mode + forced + " --verify --out " + Path("dynamic.tsv"));
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_NE(r.out.find("agrees"), std::string::npos) << r.out;
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(r.out, m, std::regex("([0-9]+) dynamic shard sets?")))
+          << r.out;
+      EXPECT_GT(std::stoi(m[1]), 0) << r.out;
+      if (app != "pagerank") EXPECT_EQ(ReadFile(Path("dynamic.tsv")), ReadFile(Path("static.tsv")));
+    }
+  }
 }
 
 TEST_F(RunCliTest, OrderIsRefusedWhenItCannotApply) {
