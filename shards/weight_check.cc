@@ -1,5 +1,6 @@
 #include "shards/weight_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -10,8 +11,9 @@
 
 namespace needle {
 
-void CheckNonNegativeWeights(const ShardSet& set, const char* why) {
-  if (!set.weighted()) return;  // every weight is 1: there are no value files
+float CheckNonNegativeWeights(const ShardSet& set, const char* why) {
+  if (!set.weighted()) return 1;  // every weight is 1: there are no value files
+  float largest = 0;
   constexpr size_t kChunk = size_t{1} << 18;
   std::vector<float> buffer(kChunk);
   for (uint32_t p = 0; p < set.num_intervals(); ++p) {
@@ -22,15 +24,20 @@ void CheckNonNegativeWeights(const ShardSet& set, const char* why) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, edges - first));
       ReadFully(fd.get(), path, buffer.data(), n * sizeof(float), first * sizeof(float));
       for (size_t i = 0; i < n; ++i) {
-        if (buffer[i] >= 0) continue;  // false for NaN too
+        if (buffer[i] >= 0 && std::isfinite(buffer[i])) {  // false for NaN too
+          largest = std::max(largest, buffer[i]);
+          continue;
+        }
+        const float w = buffer[i];
+        const char* what = std::isnan(w) ? "not a number" : w < 0 ? "negative" : "not finite";
         char weight[32];
-        std::snprintf(weight, sizeof weight, "%g", static_cast<double>(buffer[i]));
+        std::snprintf(weight, sizeof weight, "%g", static_cast<double>(w));
         throw Error::AtByte(path, (first + i) * sizeof(float),
-                            std::string("edge weight ") + weight + " is " +
-                                (std::isnan(buffer[i]) ? "not a number" : "negative") + "; " + why);
+                            std::string("edge weight ") + weight + " is " + what + "; " + why);
       }
     }
   }
+  return largest;
 }
 
 }  // namespace needle

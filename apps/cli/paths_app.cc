@@ -68,9 +68,39 @@ std::vector<VertexId> PickSources(const RunConfig& c, uint64_t num_vertices) {
   return sources;
 }
 
+// Why a distance may not be what Dijkstra would find, where float cannot hold it: a finite
+// distance d that `largest` (the largest weight) takes past the float range (d + largest is
+// inf) may have sent an overflowed sum that reads as unreachable. Below n x largest no sum
+// can, and nothing is read. Empty when none.
+template <size_t K>
+std::string DistancesInRange(RunValues<apps::ShortestPaths<K>>& values, size_t used,
+                             uint64_t num_vertices, float largest) {
+  constexpr float kMax = std::numeric_limits<float>::max();
+  if (2.0 * static_cast<double>(largest) * static_cast<double>(num_vertices) < kMax) return "";
+  std::string why;
+  values.ForEach([&](VertexId first, std::span<const std::array<float, K>> piece) {
+    for (size_t i = 0; i < piece.size() && why.empty(); ++i) {
+      for (size_t k = 0; k < used; ++k) {
+        const float d = piece[i][k];
+        if (d <= kMax && d + largest > kMax) {
+          char text[128];
+          std::snprintf(text, sizeof text,
+                        "vertex %llu is at distance %g, past which an edge of %g leaves the "
+                        "float range",
+                        static_cast<unsigned long long>(first + i), static_cast<double>(d),
+                        static_cast<double>(largest));
+          why = std::string(text) + ": a vertex shown unreachable (inf) may be reachable";
+          break;
+        }
+      }
+    }
+  });
+  return why;
+}
+
 template <size_t K>
 int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
-             RunOutputs& outputs, const std::vector<VertexId>& sources) {
+             RunOutputs& outputs, const std::vector<VertexId>& sources, float largest) {
   apps::ShortestPaths<K> program;
   program.sources.fill(kNoVertex);
   const std::vector<VertexId> set_sources = SetIds(set, sources);  // the same, in input order
@@ -106,6 +136,9 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
       if (!difference.empty()) return "source " + std::to_string(sources[k]) + ": " + difference;
     }
     return std::string();
+  };
+  app.representable = [&](RunValues<apps::ShortestPaths<K>>& values) {
+    return DistancesInRange<K>(values, used, set.manifest().num_vertices, largest);
   };
   app.top = [&](RunValues<apps::ShortestPaths<K>>& values) {
     std::vector<std::pair<uint64_t, double>> reach(used, {0, 0.0});  // count, farthest
@@ -158,7 +191,7 @@ ShardNeeds ShortestPathsNeeds(const RunConfig& c) {
 
 int RunShortestPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& options,
                      RunOutputs& outputs) {
-  CheckNonNegativeWeights(
+  const float largest = CheckNonNegativeWeights(
       set, ("mssp needs non-negative weights (input " + set.manifest().input.path + ")").c_str());
   const std::vector<VertexId> sources = PickSources(c, set.manifest().num_vertices);
   std::fprintf(c.say, "mssp: %zu source%s:", sources.size(), sources.size() == 1 ? "" : "s");
@@ -166,20 +199,20 @@ int RunShortestPaths(const RunConfig& c, const ShardSet& set, const EngineOption
   std::fprintf(c.say, "\n");
   switch (sources.size()) {
     case 1:
-      return RunPaths<1>(c, set, options, outputs, sources);
+      return RunPaths<1>(c, set, options, outputs, sources, largest);
     case 2:
-      return RunPaths<2>(c, set, options, outputs, sources);
+      return RunPaths<2>(c, set, options, outputs, sources, largest);
     case 3:
     case 4:
-      return RunPaths<4>(c, set, options, outputs, sources);
+      return RunPaths<4>(c, set, options, outputs, sources, largest);
     case 5:
     case 6:
     case 7:
     case 8:
-      return RunPaths<8>(c, set, options, outputs, sources);
+      return RunPaths<8>(c, set, options, outputs, sources, largest);
     default:
-      if (sources.size() <= 16) return RunPaths<16>(c, set, options, outputs, sources);
-      return RunPaths<kMaxSources>(c, set, options, outputs, sources);
+      if (sources.size() <= 16) return RunPaths<16>(c, set, options, outputs, sources, largest);
+      return RunPaths<kMaxSources>(c, set, options, outputs, sources, largest);
   }
 }
 

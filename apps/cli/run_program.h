@@ -20,6 +20,7 @@ namespace needle::cli {
 
 inline constexpr int kExitNotConverged = 3;
 inline constexpr int kExitVerifyFailed = 4;
+inline constexpr int kExitOutOfRange = 5;  // AppOutput::representable said why
 
 static_assert(std::endian::native == std::endian::little, ".npy output is written as '<' types");
 
@@ -142,6 +143,9 @@ struct AppOutput {
   uint64_t oracle_values_per_vertex = 1;
   // Empty when the run's values agree with the oracle's on `g`, else the first difference.
   std::function<std::string(const Csr& g, RunValues<Program>&)> verify;
+  // Empty when every value can be what the program computes, else why not (a sum beyond the
+  // range of the values' type). Unset: nothing to check.
+  std::function<std::string(RunValues<Program>&)> representable;
 };
 
 // "\t0.123456789" or "\tinf".
@@ -183,9 +187,14 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
       std::fprintf(c.say, "verified: %s agrees with %s\n", c.app.c_str(), app.oracle.c_str());
     }
   }
+  const std::string out_of_range =
+      summary.converged && app.representable ? app.representable(values) : "";
   const std::string failed =
-      difference.empty() ? ""
-                         : "--verify: " + c.app + " differs from " + app.oracle + ": " + difference;
+      !out_of_range.empty()
+          ? c.app + ": values out of range: " + out_of_range
+          : difference.empty()
+                ? ""
+                : "--verify: " + c.app + " differs from " + app.oracle + ": " + difference;
   OutputFile* npy =
       outputs.values && outputs.values->path().ends_with(".npy") ? &*outputs.values : nullptr;
   if (npy != nullptr && (!summary.converged || !failed.empty())) {
@@ -228,7 +237,7 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   }
   if (!failed.empty()) {
     std::fprintf(stderr, "needle: %s\n", failed.c_str());
-    return kExitVerifyFailed;
+    return out_of_range.empty() ? kExitVerifyFailed : kExitOutOfRange;
   }
   return 0;
 }

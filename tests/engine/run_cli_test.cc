@@ -633,6 +633,24 @@ TEST_F(RunCliTest, ErrorsExitNonZeroAndLeaveNoOutput) {
   EXPECT_NE(r.err.find("neg.txt"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(Path("n.txt")));
 
+  // Distances past the float range would read as unreachable: the run says so (exit 5), marks
+  // the text it writes and writes no array. Weights that keep every sum in range pass.
+  const std::string far = Graph("far.txt", "0 1 3e38\n1 2 3e38\n");
+  r = Needle("run mssp " + ShellQuote(far) + " --sources 0 --out " + ShellQuote(Path("f.tsv")));
+  EXPECT_EQ(r.status, 5) << r.err;
+  EXPECT_NE(r.err.find("values out of range: vertex 1 is at distance 3e+38"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(testing::ReadFile(Path("f.tsv")).rfind("# needle: mssp: values out of range", 0), 0u);
+  r = Needle("run mssp " + ShellQuote(far) + " --sources 0 --out " + ShellQuote(Path("f.npy")));
+  EXPECT_EQ(r.status, 5) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("f.npy")));
+  const std::string near = Graph("near.txt", "0 1 1e37\n1 2 1e37\n");
+  r = Needle("run mssp " + ShellQuote(near) + " --sources 0 --verify --out " +
+             ShellQuote(Path("f.tsv")));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(testing::ReadFile(Path("f.tsv")).find("\n2\t1.99999999e+37\n"), std::string::npos)
+      << testing::ReadFile(Path("f.tsv"));
+
   ASSERT_EQ(Needle("shard " + ShellQuote(input) + " --memory 128M").status, 0);
   r = Needle("run cc " + ShellQuote(input + ".shards"));
   EXPECT_EQ(r.status, 2);
