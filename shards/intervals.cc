@@ -201,8 +201,10 @@ void Fill(const U& u, const std::vector<uint64_t>& cuts, const IntervalCosts& ch
 
 // `asked` intervals (fewer where the units run out), cut evenly; throws when they do not fit.
 template <class U>
-void PlanAsked(U u, uint64_t memory, const IntervalCosts& costs, bool weighted,
-               uint64_t asked, IntervalPlan& plan) {
+void PlanAsked(U u, uint64_t memory, const IntervalCosts& costs, const PlanContext& context,
+               IntervalPlan& plan) {
+  const bool weighted = context.weighted;
+  const uint64_t asked = context.intervals;
   const IntervalCosts c = Charged(costs, weighted, asked);
   const uint64_t fixed = EngineFixedBytes(asked);
   u.stream_above = memory > fixed ? memory - fixed : 0;
@@ -215,10 +217,12 @@ void PlanAsked(U u, uint64_t memory, const IntervalCosts& costs, bool weighted,
   const IntervalCosts charged = Charged(costs, weighted, p);
   const Bound bound = BoundOf(u, charged, cuts);
   if (bound.engine_bytes > memory) {
-    throw std::invalid_argument("--intervals " + std::to_string(asked) + " does not fit --memory " +
-                                FormatMiB(memory) + ": its largest interval costs " +
-                                FormatMiB(bound.max_cost) + "; give --memory " +
-                                FormatMiB(bound.engine_bytes) + " or more, or more intervals");
+    throw std::invalid_argument(
+        "--intervals " + std::to_string(asked) + " does not fit --memory " +
+        FormatMiB(memory + context.kept_now) + ": its largest interval costs " +
+        FormatMiB(bound.max_cost) + "; give --memory " +
+        FormatMiB(bound.engine_bytes + context.kept_most) + " or more, or more intervals" +
+        context.KeptNote());
   }
   Fill(u, cuts, charged, memory - EngineFixedBytes(p), t.total, bound, plan);
   plan.rule.replace(0, plan.rule.find(" [cost"),
@@ -303,10 +307,12 @@ template <class U>
   throw std::invalid_argument(
       "vertex " + std::to_string(v) + " (out-degree " + std::to_string(u.out[v]) +
       ", in-degree " + std::to_string(u.in[v]) + ") needs " + FormatMiB(cost) +
-      " alone to sort its in-edges, more than --memory " + FormatMiB(memory) +
-      " allows: give --memory " + FormatMiB(smallest) + " or more (the intervals' buffers, the " +
+      " alone to sort its in-edges, more than --memory " +
+      FormatMiB(memory + context.kept_now) + " allows: give --memory " +
+      FormatMiB(smallest + context.kept_most) + " or more (the intervals' buffers, the " +
       FormatMiB(kReservedBytes) + " reserve, window tables and padding" +
-      (context.floor_bytes > 0 ? ", and at least what sharding holds" : "") + ")");
+      (context.floor_bytes > 0 ? ", and at least what sharding holds" : "") + ")" +
+      context.KeptNote());
 }
 
 }  // namespace
@@ -316,6 +322,12 @@ std::string FormatMiB(uint64_t bytes) {
   const uint64_t tenths = bytes / mib * 10 + ((bytes % mib) * 10 + mib - 1) / mib;
   const std::string whole = std::to_string(tenths / 10);
   return (tenths % 10 == 0 ? whole : whole + "." + std::to_string(tenths % 10)) + " MiB";
+}
+
+std::string PlanContext::KeptNote() const {
+  if (kept_most == 0) return "";
+  return "; with up to " + FormatMiB(kept_most) + " kept for dynamic shards (" +
+         FormatMiB(kept_now) + " now)";
 }
 
 std::string IntervalCosts::ToString() const {
@@ -351,7 +363,7 @@ IntervalPlan PlanIntervals(std::span<const uint32_t> out_degree,
   const Units<uint32_t> u{out_degree.size(), out_degree, in_degree, 0, out_degree.size()};
   IntervalPlan plan;
   if (context.intervals > 0) {
-    PlanAsked(u, memory_bytes, costs, context.weighted, context.intervals, plan);
+    PlanAsked(u, memory_bytes, costs, context, plan);
     return plan;
   }
   uint64_t v = 0;
@@ -371,7 +383,7 @@ std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_
   const Units<uint64_t> u{count, unit_out, unit_in, unit_shift, n};
   IntervalPlan plan;
   if (context.intervals > 0) {
-    PlanAsked(u, memory_bytes, costs, context.weighted, context.intervals, plan);
+    PlanAsked(u, memory_bytes, costs, context, plan);
     // Units too coarse for the cuts asked: per vertex.
     if (unit_shift > 0 && plan.num_intervals() < context.intervals) return std::nullopt;
     return plan;

@@ -121,6 +121,13 @@ struct PlanContext {
   bool weighted = false;     // the set stores weights: every in-edge also holds one
   uint64_t floor_bytes = 0;  // the least --memory the caller needs anyway (named in errors)
   uint32_t intervals = 0;    // cut into this many (fewer only where ids run out); 0: fewest
+  // Room kept beside the plan (for dynamic shards): what the caller took off its --memory to
+  // plan for `memory_bytes`, and the most it may take (errors name --memory with the first
+  // and advise budgets with the second added).
+  uint64_t kept_now = 0;
+  uint64_t kept_most = 0;
+  // "; with 12.1 MiB kept for dynamic shards" where room is kept, else empty.
+  std::string KeptNote() const;
 };
 
 struct IntervalPlan {

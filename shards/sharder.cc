@@ -197,12 +197,13 @@ class Sharder {
     uint64_t reserve = 0;
     auto keep_room = [&](uint64_t largest) {
       reserve = DynamicShardBytes(num_vertices_, largest, options_.dynamic_message_bytes);
-      if (reserve >= options_.memory_bytes ||
-          options_.memory_bytes - reserve <= EngineFixedBytes(1) + 8 * num_vertices_) {
+      const uint64_t least = reserve + EngineFixedBytes(1) + 8 * num_vertices_ + 1;
+      if (options_.memory_bytes < least) {
         throw std::invalid_argument(
             "--memory " + FormatMiB(options_.memory_bytes) + " cannot hold the " +
             FormatMiB(reserve) + " dynamic shards need for " + std::to_string(num_vertices_) +
-            " vertices besides the intervals: raise --memory or run --mode static");
+            " vertices besides the intervals: give --memory " + FormatMiB(least) +
+            " or more, or run without room for dynamic shards (--mode static, no --room-for-dynamic)");
       }
       plan_memory_ = options_.memory_bytes - reserve;
     };
@@ -281,7 +282,13 @@ class Sharder {
     return floor;
   }
   PlanContext Context(bool weighted) const {
-    return {weighted, PlanFloor() + 1, options_.intervals};
+    PlanContext context{weighted, PlanFloor() + 1, options_.intervals};
+    if (options_.dynamic_message_bytes > 0) {  // plan_memory_ is --memory less the room kept
+      context.kept_now = options_.memory_bytes - plan_memory_;
+      context.kept_most =
+          DynamicShardBytes(num_vertices_, num_vertices_, options_.dynamic_message_bytes);
+    }
+    return context;
   }
 
   GraphReaderOptions ReaderOptions() const {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -598,6 +599,24 @@ TEST_F(RunCliTest, IntervalsAskedCutTheGraphTheRunShards) {
   const Result r = Needle("run cc " + ShellQuote(input + ".sym.shards") + " --intervals 3");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--intervals cuts a graph file"), std::string::npos) << r.err;
+}
+
+// With room kept for dynamic shards, a budget too small is refused naming the --memory given
+// and a figure that works (it once named the budget less the room, and advised too little).
+TEST_F(RunCliTest, BudgetAdviceWithRoomForDynamicShardsWorks) {
+  const std::string input = Graph("iso.txt", "0 1\n1 2\n99999 99998\n");
+  const std::string run = "run mssp --num-sources 4 " + ShellQuote(input) +
+                          " --mode ads --intervals 1 --room-for-dynamic --shards-dir " +
+                          ShellQuote(Path("sets"));
+  Result r = Needle(run + " --memory 38.5M");
+  ASSERT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("does not fit --memory 38.5 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kept for dynamic shards"), std::string::npos) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("give --memory ([0-9.]+) MiB or more")))
+      << r.err;
+  r = Needle(run + " --memory " + m[1].str() + "M");
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST_F(RunCliTest, ErrorsExitNonZeroAndLeaveNoOutput) {
