@@ -46,13 +46,13 @@ LockedTemp CreateLockedTemp(const std::string& pattern, bool directory,
     UniqueFd fd;
     if (directory) {
       if (mkdtemp(name.data()) == nullptr) {
-        ThrowSystemError(what_for, "cannot create a temporary directory next to");
+        ThrowSystemError(what_for, "cannot create a temporary directory in its directory");
       }
       fd = UniqueFd(::open(name.data(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       if (!fd.valid()) ThrowSystemError(name.data(), "cannot open");
     } else {
       fd = UniqueFd(mkostemp(name.data(), O_CLOEXEC));
-      if (!fd.valid()) ThrowSystemError(what_for, "cannot create a temporary file next to");
+      if (!fd.valid()) ThrowSystemError(what_for, "cannot create a temporary file in its directory");
     }
     std::optional<FileLock> lock =
         FileLock::Take(std::move(fd), name.data(), FileLock::Mode::kExclusive, /*wait=*/true);

@@ -19,7 +19,7 @@ void CheckBudget(uint64_t vertices, uint64_t edges, uint64_t memory_bytes) {
     throw std::invalid_argument(
         "--order bfs holds the graph in memory while it orders the vertices: " +
         FormatMiB(need) + " with the " + FormatMiB(kReservedBytes) + " reserve for " +
-        std::to_string(vertices) + " vertices and " + std::to_string(edges) +
+        std::to_string(vertices) + " vertices or more and " + std::to_string(edges) +
         " edges or more, over --memory " + FormatMiB(memory_bytes) +
         ": raise --memory or keep the input's order");
   }
@@ -54,14 +54,14 @@ VertexOrder BreadthFirst(GraphReader& reader, uint64_t memory_bytes) {
     const EdgeBlock b = reader.ReadEdges(position, buffers);
     if (b.size() == 0) break;
     position += b.size();
-    if (sources.capacity() < position) {
-      const uint64_t capacity = std::max<uint64_t>(position, 2 * sources.capacity());
-      CheckBudget(ids, capacity, memory_bytes);
-      sources.reserve(capacity);
-      targets.reserve(capacity);
-    }
     for (size_t i = 0; i < b.size(); ++i) {
       ids = std::max<uint64_t>(ids, uint64_t{std::max(b.sources[i], b.targets[i])} + 1);
+    }
+    if (sources.capacity() < position) {
+      const uint64_t capacity = std::max<uint64_t>(position, 2 * sources.capacity());
+      CheckBudget(ids, capacity, memory_bytes);  // the vertices seen so far, at least
+      sources.reserve(capacity);
+      targets.reserve(capacity);
     }
     sources.insert(sources.end(), b.sources.begin(), b.sources.end());
     targets.insert(targets.end(), b.targets.begin(), b.targets.end());
