@@ -549,10 +549,14 @@ class Engine {
   // u in the sweep's direction. p starts at `begin` and has `count` vertices.
   std::pair<uint64_t, uint64_t> FreshRange(const uint32_t* own, uint64_t from, uint64_t to,
                                            uint32_t u, VertexId begin, uint32_t count) const {
+    const auto [lo, hi] = FreshTargets(u, begin, count);
+    return TargetsWithin(own, from, to, lo, hi);
+  }
+  // The fresh targets of u: [first, last), u's sweep block after u in the sweep's direction.
+  std::pair<VertexId, VertexId> FreshTargets(uint32_t u, VertexId begin, uint32_t count) const {
     const uint32_t b0 = u / kSweepBlock * kSweepBlock;
     const uint32_t b1 = std::min(count, b0 + kSweepBlock);
-    return TargetsWithin(own, from, to, begin + (forward_ ? u + 1 : b0),
-                         begin + (forward_ ? b1 : u));
+    return {begin + (forward_ ? u + 1 : b0), begin + (forward_ ? b1 : u)};
   }
   // Of edges [from, to) of window (p, p) (a source's run, targets `own`), the first whose
   // target lies outside [begin, end) or below the one before; UINT64_MAX if none.
@@ -574,7 +578,8 @@ class Engine {
                              " is out of order in its source's run (the shard file is damaged)");
   }
   // In a sparse turn, whether u's messages along window (p, p) are gathered at once (as in
-  // any sweep: FreshRange): only where the turn holds the targets of u's whole run.
+  // any sweep, FreshTargets): only where the turn holds the targets of u's whole run, which
+  // was not checked (FindOwnRuns), so each edge's target decides, not a search of the run.
   bool FreshHeld(uint32_t u) const {
     return transport_->OwnEdgesHeld(own_start_[u], own_start_[u + 1]);
   }
@@ -1153,7 +1158,6 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   }
   uint64_t active = 0, changed = 0;
   uint64_t stray = UINT64_MAX;  // the first in-edge whose target lies outside p
-  uint64_t unsorted = UINT64_MAX;  // the first of a held run's (sparse turns) that is damaged
 
   // The split gather where it pays (split_gather.h), or where it was asked for.
   bool split = false;
@@ -1171,7 +1175,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   double gather_cpu = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : active, changed, flushed, used, \
                                                          gather_cpu) \
-    reduction(min : stray, unsorted) reduction(max : largest)
+    reduction(min : stray) reduction(max : largest)
   {
     const int nt = omp_get_num_threads(), t_id = omp_get_thread_num();
     // This thread's targets: whole sweep blocks, so that a block's flag has one writer.
@@ -1373,15 +1377,17 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           block_sent_[b].push_back(u);
           if (sparse_own_) {
             if (!FreshHeld(u)) continue;  // its targets are read after the pass
-            // Held, but not checked with the rest of the window (FindOwnRuns).
-            const uint64_t bad = UnsortedTarget(targets + own_first, own_start_[u],
-                                                own_start_[u + 1], begin, begin + count);
-            if (bad != UINT64_MAX) {
-              unsorted = std::min(unsorted, own_first + bad);
-              continue;
+            const auto [lo_t, hi_t] = FreshTargets(u, begin, count);
+            for (uint64_t e = own_start_[u]; e < own_start_[u + 1]; ++e) {
+              const uint64_t edge = own_first + e;
+              if (targets[edge] - lo_t >= hi_t - lo_t) continue;
+              const uint32_t v = targets[edge] - begin;
+              touch(v);
+              acc_[v] = program_.gather(acc_[v], m, weight(edge));
             }
+            continue;
           }
-          // Its fresh targets (own_sorted_ where not sparse; else its run was checked above).
+          // Its fresh targets (a sweep turn that is not sparse has own_sorted_).
           const auto [from, to] =
               FreshRange(targets + own_first, own_start_[u], own_start_[u + 1], u, begin, count);
           for (uint64_t e = from; e < to; ++e) {
@@ -1396,7 +1402,6 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
     }
   }
   if (stray != UINT64_MAX) throw TargetOutside(p, stray, targets[stray]);
-  if (unsorted != UINT64_MAX) throw OwnRunDamaged(p, unsorted, targets[unsorted]);
   if (sweep_) {  // this pass's senders, ascending
     frontier_.clear();
     for (auto& sent : block_sent_) {
@@ -2348,7 +2353,17 @@ uint64_t Engine<Program>::ScatterOwn(uint32_t p, const IntervalData& data, bool 
       std::fill(window + from, window + to, m);
       return from < to;
     }
-    // Sorted: own_sorted_ where the turn is not sparse, else checked by the pass.
+    if (sparse_own_) {  // edge by edge, as the pass gathered
+      const auto [lo_t, hi_t] = FreshTargets(u, begin, count);
+      bool carries = false;
+      for (uint64_t e = from; e < to; ++e) {
+        const bool fresh = own[e] - lo_t < hi_t - lo_t;
+        window[e] = fresh ? identity : m;
+        carries = carries || !fresh;
+      }
+      return carries;
+    }
+    // A sweep turn that is not sparse has own_sorted_.
     const auto [a, b] = FreshRange(own, from, to, u, begin, count);
     std::fill(window + from, window + a, m);
     std::fill(window + a, window + b, identity);
