@@ -558,25 +558,6 @@ class Engine {
     const uint32_t b1 = std::min(count, b0 + kSweepBlock);
     return {begin + (forward_ ? u + 1 : b0), begin + (forward_ ? b1 : u)};
   }
-  // Of edges [from, to) of window (p, p) (a source's run, targets `own`), the first whose
-  // target lies outside [begin, end) or below the one before; UINT64_MAX if none.
-  static uint64_t UnsortedTarget(const uint32_t* own, uint64_t from, uint64_t to, VertexId begin,
-                                 VertexId end) {
-    uint32_t previous = begin;
-    for (uint64_t e = from; e < to; ++e) {
-      if (own[e] < previous || own[e] >= end) return e;
-      previous = own[e];
-    }
-    return UINT64_MAX;
-  }
-  // The error for edge `edge` of shard p's targets, found by UnsortedTarget.
-  Error OwnRunDamaged(uint32_t p, uint64_t edge, uint32_t target) const {
-    const VertexId begin = set_.interval_begin(p), end = set_.interval_end(p);
-    if (target < begin || target >= end) return TargetOutside(p, edge, target);
-    return Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
-                         "target " + std::to_string(target) +
-                             " is out of order in its source's run (the shard file is damaged)");
-  }
   // In a sparse turn, whether u's messages along window (p, p) are gathered at once (as in
   // any sweep, FreshTargets): only where the turn holds the targets of u's whole run, which
   // was not checked (FindOwnRuns), so each edge's target decides, not a search of the run.
@@ -1102,9 +1083,23 @@ void Engine<Program>::FindOwnRuns(uint32_t p, const IntervalData& data, bool che
   uint64_t bad = UINT64_MAX;
 #pragma omp parallel for num_threads(threads_) schedule(static) reduction(min : bad)
   for (uint32_t v = 0; v < count; ++v) {
-    bad = std::min(bad, UnsortedTarget(own, own_start_[v], own_start_[v + 1], begin, end));
+    uint32_t previous = begin;
+    for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
+      if (own[e] < previous || own[e] >= end) {
+        bad = std::min(bad, e);
+        break;
+      }
+      previous = own[e];
+    }
   }
-  if (bad != UINT64_MAX) throw OwnRunDamaged(p, own_first + bad, data.Targets()[own_first + bad]);
+  if (bad != UINT64_MAX) {
+    const uint64_t edge = own_first + bad;
+    const uint32_t target = data.Targets()[edge];
+    if (target < begin || target >= end) throw TargetOutside(p, edge, target);
+    throw Error::AtByte(cur_->AdjacencyPath(p), cur_->header(p).targets_pos + 4 * edge,
+                        "target " + std::to_string(target) +
+                            " is out of order in its source's run (the shard file is damaged)");
+  }
   own_sorted_ = true;
 }
 
@@ -2090,8 +2085,7 @@ void Engine<Program>::BuildInAdjacency() {
   AddBuildIo(before);
   if (options_.detail) {
     options_.detail("pull turns: in-adjacency of " + FormatMiB(in_adj_->disk_bytes()) +
-                    " built in " + std::to_string(static_cast<uint64_t>(Since(t) * 1000)) + " ms" +
-                    (out_adj_->built_ahead() ? ", reading ahead" : ""));
+                    " built in " + std::to_string(static_cast<uint64_t>(Since(t) * 1000)) + " ms");
   }
 }
 
