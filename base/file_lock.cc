@@ -52,7 +52,9 @@ LockedTemp CreateLockedTemp(const std::string& pattern, bool directory,
       if (!fd.valid()) ThrowSystemError(name.data(), "cannot open");
     } else {
       fd = UniqueFd(mkostemp(name.data(), O_CLOEXEC));
-      if (!fd.valid()) ThrowSystemError(what_for, "cannot create a temporary file in its directory");
+      if (!fd.valid()) {
+        ThrowSystemError(what_for, "cannot create a temporary file in its directory");
+      }
     }
     std::optional<FileLock> lock =
         FileLock::Take(std::move(fd), name.data(), FileLock::Mode::kExclusive, /*wait=*/true);

@@ -203,7 +203,8 @@ class Sharder {
             "--memory " + FormatMiB(options_.memory_bytes) + " cannot hold the " +
             FormatMiB(reserve) + " dynamic shards need for " + std::to_string(num_vertices_) +
             " vertices besides the intervals: give --memory " + FormatMiB(least) +
-            " or more, or run without room for dynamic shards (--mode static, no --room-for-dynamic)");
+            " or more, or run without room for dynamic shards (--mode static, no "
+            "--room-for-dynamic)");
       }
       plan_memory_ = options_.memory_bytes - reserve;
     };

@@ -189,12 +189,12 @@ int RunProgram(const RunConfig& c, const ShardSet& set, const EngineOptions& opt
   }
   const std::string out_of_range =
       summary.converged && app.representable ? app.representable(values) : "";
-  const std::string failed =
-      !out_of_range.empty()
-          ? c.app + ": values out of range: " + out_of_range
-          : difference.empty()
-                ? ""
-                : "--verify: " + c.app + " differs from " + app.oracle + ": " + difference;
+  std::string failed;
+  if (!out_of_range.empty()) {
+    failed = c.app + ": values out of range: " + out_of_range;
+  } else if (!difference.empty()) {
+    failed = "--verify: " + c.app + " differs from " + app.oracle + ": " + difference;
+  }
   OutputFile* npy =
       outputs.values && outputs.values->path().ends_with(".npy") ? &*outputs.values : nullptr;
   if (npy != nullptr && (!summary.converged || !failed.empty())) {
