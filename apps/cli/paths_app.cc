@@ -116,7 +116,8 @@ int RunPaths(const RunConfig& c, const ShardSet& set, const EngineOptions& optio
   }
   app.parameters = "sources=";
   for (size_t k = 0; k < used; ++k) {
-    app.parameters += (k == 0 ? "" : ",") + std::to_string(sources[k]);
+    if (k > 0) app.parameters += ',';
+    app.parameters += std::to_string(sources[k]);
   }
   app.npy_descr = "<f4";
   app.npy_columns = used;

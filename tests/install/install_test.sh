@@ -36,7 +36,8 @@ echo "== install $build_dir -> $tmp/prefix"
 
 # The layout the package promises.
 for f in include/needle/base/types.h include/needle/io/io_backend.h include/needle/shards/sharder.h \
-         include/needle/engine/engine.h include/needle/engine/program.h \
+         include/needle/engine/engine.h include/needle/engine/engine_run.h \
+         include/needle/engine/program.h \
          include/needle/apps/programs/connected_components.h; do
   [[ -f "$tmp/prefix/$f" ]] || { echo "install_test: $f not installed" >&2; exit 1; }
 done
