@@ -315,7 +315,7 @@ class Engine {
   VertexValue* LoadValues(uint32_t p);
   // Starts reading the values of `next` (the turn after p's) while p's are used.
   void PrefetchValues(uint32_t p, uint32_t next);
-  void StoreValues(uint32_t p);
+  double StoreValues(uint32_t p);  // returns the seconds it took (counted as write-back)
   // The first interval after `p` (wrapping into the next iteration) that has messages.
   uint32_t NextPending(uint32_t p) const;
   void Compute(uint32_t p, uint32_t iteration);
