@@ -208,9 +208,9 @@ void Engine<Program>::Compute(uint32_t p, uint32_t iteration) {
     changed = Drain(p, iteration, data, values);
     ++stats_.intervals_ordered;
   }
-  // p's values are final once its passes are done: they are written before the scatter
-  // write-back starts (EndCompute), so that their write does not wait behind those windows'
-  // (on R-MAT 22 PageRank with the values on disk, 0.94× the run's time: bench/RESULTS.md).
+  // Either way p's values are written once its last pass is done and before its scatter
+  // write-back starts (EndCompute), so that their write does not wait behind the windows'
+  // (R-MAT 22 PageRank with the values on disk: 0.88-0.97x static's time, bench/RESULTS.md).
   double stored = 0;
   if (changed == 0) {
     // No vertex of p changed: every message is identity, and no runs need decoding.
