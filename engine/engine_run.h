@@ -182,27 +182,11 @@ RunSummary Engine<Program>::Run() {
       }
     }
     if (options_.push == TurnChoice::kAuto) push_next_ = PushNext(before, previous_changed);
-    summary.intervals_pushed += stats_.intervals_pushed;
-    summary.edges_pushed += stats_.edges_pushed;
-    summary.push_fallbacks += stats_.push_fallbacks;
-    summary.intervals_pulled += stats_.intervals_pulled;
-    summary.intervals_by_target += stats_.intervals_by_target;
-    summary.intervals_own_runs += stats_.intervals_own_runs;
     stats_.seconds = Since(t);
     stats_.io = io_->counters();
     stats_.io -= before;
-    summary.io_wait_seconds += stats_.io_wait_seconds;
-    summary.compute_seconds += stats_.compute_seconds;
-    summary.gather_cpu_seconds += stats_.gather_cpu_seconds;
-    summary.write_back_seconds += stats_.write_back_seconds;
-    summary.edges_loaded += stats_.edges_loaded;
-    summary.edges_changed += stats_.edges_changed;
+    summary.Add(stats_);
     previous_changed = stats_.edges_changed;
-    summary.edges_used += stats_.edges_used;
-    summary.inner_passes += stats_.inner_passes;
-    summary.edges_skipped += stats_.edges_skipped;
-    summary.intervals_ordered += stats_.intervals_ordered;
-    summary.intervals_sparse += stats_.intervals_sparse;
     if (stats_.shadow) {
       summary.shadow_bytes_read += stats_.io.TotalRead();
       summary.shadow_bytes_written += stats_.io.TotalWritten();

@@ -84,6 +84,26 @@ std::string JsonEscape(const std::string& text) {
 
 }  // namespace
 
+void RunSummary::Add(const IterationStats& s) {
+  io_wait_seconds += s.io_wait_seconds;
+  compute_seconds += s.compute_seconds;
+  gather_cpu_seconds += s.gather_cpu_seconds;
+  write_back_seconds += s.write_back_seconds;
+  edges_loaded += s.edges_loaded;
+  edges_changed += s.edges_changed;
+  edges_used += s.edges_used;
+  edges_skipped += s.edges_skipped;
+  inner_passes += s.inner_passes;
+  intervals_ordered += s.intervals_ordered;
+  intervals_sparse += s.intervals_sparse;
+  intervals_pushed += s.intervals_pushed;
+  edges_pushed += s.edges_pushed;
+  push_fallbacks += s.push_fallbacks;
+  intervals_pulled += s.intervals_pulled;
+  intervals_by_target += s.intervals_by_target;
+  intervals_own_runs += s.intervals_own_runs;
+}
+
 std::string ToJson(const IterationStats& s) {
   std::string out = "{\"type\":\"iteration\",";
   AppendNumber(out, "iteration", uint64_t{s.iteration});

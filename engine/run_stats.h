@@ -113,6 +113,9 @@ struct RunSummary {
   bool vertex_values_resident = false;
   uint64_t peak_rss_bytes = 0;
   uint64_t fixed_buffer_requests = 0;  // direct transfers through registered buffers (io_uring)
+
+  // Adds an iteration's times and counts (edges, passes, the kinds of turns) to the run's.
+  void Add(const IterationStats& s);
 };
 
 std::string ToJson(const IterationStats& s);  // one line, no newline
