@@ -2,7 +2,8 @@
 # two_builds: one `needle run` command under two needle binaries (the previous implementation
 # and the new one), in one run. Runs the command REPEATS times per binary, the binaries taking
 # turns, checks that both give the same --out byte for byte, and prints each binary's median
-# run time (the summary's seconds), iterations and peak RSS, and the ratio new / old.
+# run time (the summary's seconds), gather CPU per loaded edge (gather_cpu_seconds /
+# edges_loaded), iterations and peak RSS, and the ratios new / old.
 #
 # Usage: bench/two_builds.sh OLD_NEEDLE NEW_NEEDLE REPEATS APP SET_OR_GRAPH [needle run options...]
 #   e.g. git worktree add /tmp/old HEAD~1 && bash /tmp/old/scripts/build.sh /tmp/old/build
@@ -39,5 +40,10 @@ for build in ("old", "new"):
           f"{s[0]['iterations']} iterations, peak RSS "
           f"{statistics.median(x['peak_rss_bytes'] for x in s) / 2**20:.1f} MiB")
 med = lambda b: statistics.median(x["seconds"] for x in rows[b])
-print(f"new / old: time {med('new') / med('old'):.3f}")
+gather = lambda b: statistics.median(
+    x["gather_cpu_seconds"] / max(x["edges_loaded"], 1) * 1e9 for x in rows[b])
+for build in ("old", "new"):
+    print(f"{build}: gather {gather(build):.2f} ns a loaded edge")
+print(f"new / old: time {med('new') / med('old'):.3f}, gather CPU a loaded edge "
+      f"{gather('new') / max(gather('old'), 1e-12):.3f}")
 PY

@@ -62,15 +62,21 @@ TEST_P(RunStatsTest, SummaryTotalsAreTheSumsOfItsIterations) {
   EXPECT_EQ(summary.intervals_pulled, sum.intervals_pulled);
   EXPECT_EQ(summary.intervals_by_target, sum.intervals_by_target);
   EXPECT_EQ(summary.intervals_own_runs, sum.intervals_own_runs);
-  if (GetParam() == Mode::kStaticPush) EXPECT_GT(summary.intervals_pushed, 0u);
-  if (GetParam() == Mode::kStaticPull) EXPECT_GT(summary.intervals_pulled, 0u);
+  if (GetParam() == Mode::kStaticPush) {
+    EXPECT_GT(summary.intervals_pushed, 0u);
+  }
+  if (GetParam() == Mode::kStaticPull) {
+    EXPECT_GT(summary.intervals_pulled, 0u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, RunStatsTest,
                          ::testing::Values(Mode::kStaticAsync, Mode::kStaticPages,
                                            Mode::kStaticPush, Mode::kStaticPull, Mode::kOds,
                                            Mode::kAutoPages),
-                         [](const auto& info) { return ModeName(info.param); });
+                         [](const ::testing::TestParamInfo<Mode>& mode) {
+                           return ModeName(mode.param);
+                         });
 
 }  // namespace
 }  // namespace needle
