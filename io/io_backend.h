@@ -29,8 +29,9 @@
 //    the file ended). A file meant for direct reads should therefore have a size that is a
 //    multiple of kDirectAlignment (pad it).
 //  - The destructor waits for the transfers the kernel has started and abandons the rest.
-//  - Byte counters are counted once per completed request, in the caller's thread (inside
-//    Submit() or Wait()); after a Wait() they include at least every request of that batch.
+//  - Byte counters count a batch's completed requests once, in the caller's thread, when
+//    its Wait() returns or throws: what they hold depends only on the order of the caller's
+//    Waits, not on when the kernel finished. A batch never waited for is not counted.
 //
 // Files opened with direct I/O (O_DIRECT, where the file system allows it) need requests whose
 // buffer address, offset and length are multiples of the file's alignment() — at most

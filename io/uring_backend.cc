@@ -154,6 +154,13 @@ void UringBackend::Wait(Ticket ticket) {
     }
     Step(/*block=*/true);
   }
+  // Counted here, not as completions are reaped (a Step() reaps any batch's), so that what
+  // the counters hold after a Wait() depends only on the order of the caller's Waits.
+  for (size_t i = 0; i < batch.requests.size(); ++i) {
+    if (batch.done[i] < batch.requests[i].length) continue;  // dropped or failed
+    Count(batch.requests[i]);
+    if (batch.fixed[i] >= 0) ++fixed_buffer_requests_;
+  }
   std::exception_ptr error = batch.error;
   batches_.erase(it);
   if (error) std::rethrow_exception(error);
@@ -251,8 +258,6 @@ void UringBackend::Complete(const io_uring_cqe& cqe) {
     pending_.push_front(op);  // continue the short transfer
     return;
   }
-  Count(r);
-  if (batch->fixed[op.index] >= 0) ++fixed_buffer_requests_;
   --batch->unfinished;
 }
 

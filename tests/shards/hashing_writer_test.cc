@@ -37,15 +37,18 @@ TEST_F(HashingWriterTest, BatchedFilesMatchSyncedOnesAndTheirDigests) {
   std::vector<uint64_t> digests;
   for (size_t i = 0; i < count; ++i) {
     const std::string text = "file " + std::to_string(i) + std::string(i * 37, 'x');
-    digests.push_back(Write("b" + std::to_string(i), text, &batch));
+    const std::string number = std::to_string(i);
+    digests.push_back(Write(std::string("b").append(number), text, &batch));
     EXPECT_LE(batch.size(), SyncBatch::kMaxFiles);
-    EXPECT_EQ(digests.back(), Write("s" + std::to_string(i), text, nullptr)) << i;
+    EXPECT_EQ(digests.back(), Write(std::string("s").append(number), text, nullptr)) << i;
   }
   EXPECT_EQ(batch.size(), 3u);
   batch.Sync();
   EXPECT_EQ(batch.size(), 0u);
   for (size_t i = 0; i < count; ++i) {
-    const std::string b = File("b" + std::to_string(i)), s = File("s" + std::to_string(i));
+    const std::string number = std::to_string(i);
+    const std::string b = File(std::string("b").append(number));
+    const std::string s = File(std::string("s").append(number));
     EXPECT_EQ(ReadFile(b), ReadFile(s)) << i;
     EXPECT_EQ(ReadFile(b).size() % 4096, 0u) << i;  // padded as Finish() pads
     EXPECT_EQ(FileDigest(b), digests[i]) << i;

@@ -265,6 +265,36 @@ TEST_P(IoBackendTest, ManyBatchesWaitedInAnyOrder) {
   EXPECT_EQ(io->counters().read[static_cast<size_t>(FileKind::kDynamic)], expected.size());
 }
 
+// The counters count a batch when it is waited for, not when the kernel finished it: so a
+// caller's figures between two Waits do not depend on timing. A batch of writes submitted
+// first (and finished first, in any likelihood) is not counted by the Wait of a later batch.
+TEST_P(IoBackendTest, CountersCountABatchAtItsWait) {
+  NEEDLE_MAKE_BACKEND(io, Options());
+  const size_t block = kDirectAlignment, blocks = 64;
+  const std::vector<std::byte> bytes = RandomBytes(block * blocks, 3);
+  const std::string in_path = File("counted-in.bin");
+  WriteFile(in_path, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  IoFile in = io->Open(in_path, FileKind::kDynamic, false);
+  IoFile out = io->Open(File("counted-out.bin"), FileKind::kValues, true, /*create=*/true);
+  AlignedBuffer source(block * blocks), got(block * blocks);
+  std::memcpy(source.data(), bytes.data(), bytes.size());
+  std::vector<IoRequest> writes, reads;
+  for (size_t i = 0; i < blocks; ++i) {
+    writes.push_back({&out, i * block, source.data() + i * block, block, true});
+    reads.push_back({&in, i * block, got.data() + i * block, block, false});
+  }
+  const IoBackend::Ticket written = io->Submit(writes);
+  const IoBackend::Ticket read = io->Submit(reads);
+  io->Wait(read);
+  EXPECT_EQ(io->counters().TotalRead(), bytes.size());
+  EXPECT_EQ(io->counters().TotalWritten(), 0u);
+  EXPECT_EQ(io->counters().write_requests, 0u);
+  io->Wait(written);
+  EXPECT_EQ(io->counters().written[static_cast<size_t>(FileKind::kValues)], bytes.size());
+  EXPECT_EQ(io->counters().write_requests, blocks);
+  EXPECT_TRUE(SameBytes(got.data(), bytes.data(), bytes.size()));
+}
+
 // Reading past the end fails the batch with the path and the byte where the file ended, once
 // the batch's other requests are done; the backend then goes on working.
 TEST_P(IoBackendTest, ReadPastEndOfFileNamesPathAndOffset) {
