@@ -14,6 +14,18 @@ namespace needle {
 
 using Result = testing::CommandResult;
 
+// The number (digits and points) written just before the first `suffix` in `text` that
+// follows one; "" if none does.
+inline std::string NumberBefore(const std::string& text, const std::string& suffix) {
+  auto numeral = [](char c) { return (c >= '0' && c <= '9') || c == '.'; };
+  for (size_t at = text.find(suffix); at != std::string::npos; at = text.find(suffix, at + 1)) {
+    size_t from = at;
+    while (from > 0 && numeral(text[from - 1])) --from;
+    if (from < at) return text.substr(from, at - from);
+  }
+  return "";
+}
+
 class RunCliTest : public WithTempDir<> {
  protected:
   std::string Path(const std::string& name) { return (dir() / name).string(); }

@@ -611,14 +611,10 @@ TEST_F(RunCliTest, BudgetAdviceWithRoomForDynamicShardsWorks) {
   ASSERT_NE(r.status, 0);
   EXPECT_NE(r.err.find("does not fit --memory 38.5 MiB"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("kept for dynamic shards"), std::string::npos) << r.err;
-  const std::string advice = "give --memory ";
-  const size_t at = r.err.find(advice);
-  ASSERT_NE(at, std::string::npos) << r.err;
-  const size_t from = at + advice.size();
-  const size_t to = r.err.find_first_not_of("0123456789.", from);
-  ASSERT_LT(from, to) << r.err;
-  ASSERT_EQ(r.err.compare(to, 12, " MiB or more"), 0) << r.err;
-  r = Needle(run + " --memory " + r.err.substr(from, to - from) + "M");
+  const std::string advised = NumberBefore(r.err, " MiB or more");
+  ASSERT_FALSE(advised.empty()) << r.err;
+  ASSERT_NE(r.err.find("give --memory " + advised + " MiB or more"), std::string::npos) << r.err;
+  r = Needle(run + " --memory " + advised + "M");
   EXPECT_EQ(r.status, 0) << r.err;
 }
 

@@ -38,19 +38,10 @@ std::string ShuffledGrid() {
   return text;
 }
 
-// The number written just before the first `suffix` in `text` that follows digits; -1: none.
-int NumberBefore(const std::string& text, const std::string& suffix) {
-  for (size_t at = text.find(suffix); at != std::string::npos; at = text.find(suffix, at + 1)) {
-    size_t from = at;
-    while (from > 0 && text[from - 1] >= '0' && text[from - 1] <= '9') --from;
-    if (from < at) return std::stoi(text.substr(from, at - from));
-  }
-  return -1;
-}
-
 int Iterations(const std::string& out) {
-  const int n = NumberBefore(out, " iterations (converged)");
-  return n >= 0 ? n : NumberBefore(out, " iteration (converged)");
+  std::string n = NumberBefore(out, " iterations (converged)");
+  if (n.empty()) n = NumberBefore(out, " iteration (converged)");
+  return n.empty() ? -1 : std::stoi(n);
 }
 
 TEST_F(RunCliTest, BreadthFirstOrderGivesTheSameAnswersInInputIdsInFewerIterations) {
@@ -107,7 +98,9 @@ TEST_F(RunCliTest, DynamicModesRunOnABreadthFirstSet) {
       r = Needle(run + " --mode " + mode + forced + " --verify --out " + Path("dynamic.tsv"));
       ASSERT_EQ(r.status, 0) << r.err;
       EXPECT_NE(r.out.find("agrees"), std::string::npos) << r.out;
-      EXPECT_GT(NumberBefore(r.out, " dynamic shard set"), 0) << r.out;
+      const std::string sets = NumberBefore(r.out, " dynamic shard set");
+      ASSERT_FALSE(sets.empty()) << r.out;
+      EXPECT_GT(std::stoi(sets), 0) << r.out;
       if (app != "pagerank") {
         EXPECT_EQ(ReadFile(Path("dynamic.tsv")), ReadFile(Path("static.tsv")));
       }
