@@ -60,6 +60,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/heap_policy.h"
 #include "base/huge_array.h"
 #include "base/open_files.h"
 #include "base/parallel.h"

@@ -9,6 +9,7 @@ namespace needle {
 template <GasProgram Program>
 Engine<Program>::Engine(const ShardSet& set, Program program, EngineOptions options)
     : set_(set), program_(std::move(program)), options_(std::move(options)) {
+  KeepLargeBlocksMapped();  // so that a run's peak is its own (base/heap_policy.h)
   // Held open at once: each interval's adjacency, scatter index (and weights) and message
   // file, and with ads or ods two dynamic sets' as many at a build; then the value and delay
   // stores, the ring and the run's outputs. Refused here rather than at the file that would

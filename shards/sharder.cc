@@ -21,6 +21,7 @@
 
 #include "base/cleanup.h"
 #include "base/error.h"
+#include "base/heap_policy.h"
 #include "base/huge_array.h"
 #include "base/parallel.h"
 #include "base/unique_fd.h"
@@ -818,6 +819,7 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
 }  // namespace
 
 ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
+  KeepLargeBlocksMapped();  // so that a run after it in this process peaks as alone
   // Before anything is looked at or said ("rebuilding ..."): a budget no set can have.
   CheckFixedBytes(options.memory_bytes);
   const std::string dir =
