@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
