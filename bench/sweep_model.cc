@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,71 +45,60 @@ bool Parse(int argc, char** argv, Options& o) {
   return ParseOrHelp(argc, argv, d);
 }
 
-// The graph in the set's ids, symmetrized, and each vertex's label (its input id).
+// The graph in input ids, symmetrized, and the set's intervals: interval p holds the input
+// ids members[first[p], first[p + 1]) (in the set's order). A vertex's label is its input id.
 struct Model {
   Csr csr;
-  std::vector<uint32_t> bounds;  // interval p is [bounds[p], bounds[p + 1])
-  std::vector<VertexId> input_id;
+  std::vector<VertexId> members;  // input ids in the set's order
+  std::vector<uint32_t> first;    // per interval, its first place in members; then the end
+  std::vector<uint32_t> interval_of;  // per input id
 };
 
 Model Load(const Options& o) {
   const ShardSet set = ShardSet::Open(o.shards, false);
   LoadOptions load;
   load.csr.symmetrize = true;
-  Model m{LoadGraph(o.graph, load), {}, set.InputIds()};
-  if (m.csr.num_vertices > set.manifest().num_vertices) {
-    throw std::runtime_error(o.graph + " has " + std::to_string(m.csr.num_vertices) +
-                             " vertices, the set " + std::to_string(set.manifest().num_vertices));
-  }
+  Model m{LoadGraph(o.graph, load), set.InputIds(), {}, {}};
   const uint64_t n = set.manifest().num_vertices;
-  for (uint32_t p = 0; p <= set.num_intervals(); ++p) {
-    m.bounds.push_back(p < set.num_intervals() ? set.interval_begin(p) : set.interval_end(p - 1));
+  if (m.csr.num_vertices > n) {
+    throw std::runtime_error(o.graph + " has " + std::to_string(m.csr.num_vertices) +
+                             " vertices, the set " + std::to_string(n));
   }
-  if (m.input_id.empty()) {
-    m.input_id.resize(n);
-    std::iota(m.input_id.begin(), m.input_id.end(), 0);
+  if (m.members.empty()) {  // input order
+    m.members.resize(n);
+    std::iota(m.members.begin(), m.members.end(), 0);
   }
-  if (!set.reordered()) return m;
-  // Renumber the CSR into the set's ids.
-  std::vector<VertexId> set_id(n);
-  for (VertexId v = 0; v < n; ++v) set_id[m.input_id[v]] = v;
-  Csr out;
-  out.num_vertices = n;
-  out.offsets = HugeArray<EdgeIndex>(n + 1);
-  out.targets = HugeArray<VertexId>(m.csr.NumEdges());
-  out.offsets[0] = 0;
-  for (VertexId v = 0; v < n; ++v) {
-    const VertexId u = m.input_id[v];
-    out.offsets[v + 1] = out.offsets[v] + (u < m.csr.num_vertices ? m.csr.Degree(u) : 0);
+  m.interval_of.resize(n);
+  for (uint32_t p = 0; p < set.num_intervals(); ++p) {
+    m.first.push_back(set.interval_begin(p));
+    for (VertexId v = set.interval_begin(p); v < set.interval_end(p); ++v) {
+      m.interval_of[m.members[v]] = p;
+    }
   }
-  for (VertexId v = 0; v < n; ++v) {
-    const VertexId u = m.input_id[v];
-    if (u >= m.csr.num_vertices) continue;
-    EdgeIndex k = out.offsets[v];
-    for (VertexId w : m.csr.Neighbors(u)) out.targets[k++] = set_id[w];
-  }
-  m.csr = std::move(out);
+  m.first.push_back(static_cast<uint32_t>(n));
   return m;
+}
+
+std::span<const VertexId> NeighborsOf(const Model& m, VertexId v) {
+  return v < m.csr.num_vertices ? m.csr.Neighbors(v) : std::span<const VertexId>();
 }
 
 // Runs interval p to its fixed point; true when a label changed.
 bool Settle(const Model& m, uint32_t p, std::vector<VertexId>& label,
             std::vector<VertexId>& queue, std::vector<uint8_t>& queued) {
-  const uint32_t lo = m.bounds[p], hi = m.bounds[p + 1];
-  queue.clear();
-  for (VertexId v = lo; v < hi && v < m.csr.num_vertices; ++v) queue.push_back(v);
+  queue.assign(m.members.begin() + m.first[p], m.members.begin() + m.first[p + 1]);
   for (VertexId v : queue) queued[v] = 1;
   bool changed = false;
   for (size_t k = 0; k < queue.size(); ++k) {
     const VertexId v = queue[k];
     queued[v] = 0;
     VertexId least = label[v];
-    for (VertexId u : m.csr.Neighbors(v)) least = std::min(least, label[u]);
+    for (VertexId u : NeighborsOf(m, v)) least = std::min(least, label[u]);
     if (least == label[v]) continue;
     label[v] = least;
     changed = true;
-    for (VertexId u : m.csr.Neighbors(v)) {
-      if (u >= lo && u < hi && label[u] > least && !queued[u]) {
+    for (VertexId u : NeighborsOf(m, v)) {
+      if (m.interval_of[u] == p && label[u] > least && !queued[u]) {
         queued[u] = 1;
         queue.push_back(u);
       }
@@ -119,8 +109,9 @@ bool Settle(const Model& m, uint32_t p, std::vector<VertexId>& label,
 
 // Iterations until nothing changes, counted as needle counts them; UINT32_MAX past the limit.
 uint32_t Iterations(const Model& m, bool alternate, uint32_t limit) {
-  const uint32_t n = static_cast<uint32_t>(m.bounds.size() - 1);
-  std::vector<VertexId> label(m.input_id.begin(), m.input_id.end());
+  const uint32_t n = static_cast<uint32_t>(m.first.size() - 1);
+  std::vector<VertexId> label(m.interval_of.size());
+  std::iota(label.begin(), label.end(), 0);
   std::vector<VertexId> queue;
   std::vector<uint8_t> queued(label.size(), 0);
   for (uint32_t i = 0; i < limit; ++i) {
@@ -136,12 +127,10 @@ uint32_t Iterations(const Model& m, bool alternate, uint32_t limit) {
 
 int Run(const Options& o) {
   const Model m = Load(o);
-  const uint32_t n = static_cast<uint32_t>(m.bounds.size() - 1);
+  const uint32_t n = static_cast<uint32_t>(m.first.size() - 1);
   uint64_t crossing = 0;
-  for (uint32_t p = 0; p < n; ++p) {
-    for (VertexId v = m.bounds[p]; v < m.bounds[p + 1] && v < m.csr.num_vertices; ++v) {
-      for (VertexId u : m.csr.Neighbors(v)) crossing += u < m.bounds[p] || u >= m.bounds[p + 1];
-    }
+  for (VertexId v = 0; v < m.csr.num_vertices; ++v) {
+    for (VertexId u : m.csr.Neighbors(v)) crossing += m.interval_of[u] != m.interval_of[v];
   }
   std::printf("%u intervals, %llu vertices, %llu edges (symmetrized), %.1f %% crossing "
               "intervals\n",
