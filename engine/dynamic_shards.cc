@@ -95,8 +95,8 @@ class SetReader {
   // whose source keep() holds, `at` its first edge in the window, checking the runs as RunsAt
   // does.
   // Uses nothing of the reader's but the set: threads may call it at once.
-  template <class F>
-  void ForKeptRuns(uint32_t q, uint32_t r, const uint8_t* packed, const KeptSources& keep,
+  template <class Keep, class F>
+  void ForKeptRuns(uint32_t q, uint32_t r, const uint8_t* packed, const Keep& keep,
                    F&& f) const {
     const uint64_t begin = set_->ScatterOffset(q, r), end = set_->ScatterOffset(q + 1, r);
     const WindowEntry &first = set_->Window(q, r), &last = set_->Window(q, r + 1);
@@ -156,6 +156,28 @@ void LinkFile(const ShardSet& from, const char* name, const std::string& dir) {
   std::filesystem::copy_file(source, target, error);
   if (error) throw Error(target, std::string("cannot copy ") + name + ": " + error.message());
 }
+
+// Shard q's files of `from` (its targets, and weights where the set has them) hard-linked into
+// `dir` under the same names; false, and nothing left in `dir`, where one cannot be (another
+// file system): the caller writes them.
+bool LinkShard(const ShardSet& from, uint32_t q, const std::string& dir) {
+  std::vector<std::string> linked;
+  for (int c = 0; c < (from.weighted() ? 2 : 1); ++c) {
+    const std::string name = ShardFileName(q, c == 0 ? ".adj" : ".val");
+    const std::string source = from.dir() + "/" + name, target = dir + "/" + name;
+    if (link(source.c_str(), target.c_str()) != 0) {
+      for (const std::string& made : linked) unlink(made.c_str());
+      return false;
+    }
+    linked.push_back(target);
+  }
+  return true;
+}
+
+// Every source: a whole shard's.
+struct AllSources {
+  bool operator()(VertexId) const { return true; }
+};
 
 // Window (q, r)'s messages into `in` at page grain: `in` filled with identity, and in
 // `requests` one read for each run of marked chunks (the rest of the window was consumed:
@@ -225,8 +247,14 @@ class BufferPair {
 
 }  // namespace
 
-uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
-                         const KeptSources& keep, const std::string& dir, int threads) {
+uint32_t DynamicSetWritten::WholeCount() const {
+  return static_cast<uint32_t>(std::count_if(whole.begin(), whole.end(),
+                                             [](uint8_t w) { return w != 0; }));
+}
+
+DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
+                                  const KeptSources& keep, const std::string& dir, int threads,
+                                  const WholeShardRule& rule) {
   const uint32_t n = from.num_intervals();
   const uint32_t parts =
       static_cast<uint32_t>(std::clamp<int64_t>(ThreadCount(threads), 1, std::max(n, 1u)));
@@ -257,6 +285,32 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
   std::vector<uint8_t> index;
   std::vector<std::vector<uint8_t>> packed(parts);
   auto piece = [n, parts](uint32_t k) { return static_cast<uint32_t>(uint64_t{n} * k / parts); };
+  // Which shards are whole: the rule asked with each shard's kept edges, counted in a first
+  // pass over the scatter indexes. A whole shard keeps a run of every interval.
+  DynamicSetWritten written;
+  written.whole.assign(n, 0);
+  if (rule) {
+    for (uint32_t r = 0; r < n; ++r) {
+      if (!holds[r]) continue;
+      reader.PackedRuns(r, index);
+      ParallelParts(parts, [&](uint32_t k) {
+        for (uint32_t q = piece(k); q < piece(k + 1); ++q) {
+          uint64_t edges = 0;
+          const uint8_t* at = index.data() + (from.ScatterOffset(q, r) - from.ScatterOffset(0, r));
+          reader.ForKeptRuns(q, r, at, keep,
+                             [&](uint32_t, uint64_t, uint64_t count) { edges += count; });
+          kept_edges[static_cast<size_t>(q) * n + r] = edges;
+        }
+      });
+    }
+    for (uint32_t q = 0; q < n; ++q) {
+      uint64_t kept = 0;
+      for (uint32_t r = 0; r < n; ++r) kept += holds[r] ? kept_edges[static_cast<size_t>(q) * n + r] : 0;
+      const uint64_t edges = from.Window(q, n).first_edge;
+      written.whole[q] = edges > 0 && rule(q, kept, edges) ? 1 : 0;
+    }
+    if (written.WholeCount() > 0) std::fill(holds.begin(), holds.end(), 1);
+  }
   for (uint32_t r = 0; r < n; ++r) {
     for (auto& bytes : packed) bytes.clear();
     offsets[0] = 8 * (uint64_t{n} + 1);
@@ -268,7 +322,7 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
           uint64_t runs = 0, edges = 0;
           uint32_t previous = from.interval_begin(r);
           const uint8_t* at = index.data() + (from.ScatterOffset(q, r) - from.ScatterOffset(0, r));
-          reader.ForKeptRuns(q, r, at, keep, [&](uint32_t source, uint64_t, uint64_t count) {
+          auto pack = [&](uint32_t source, uint64_t, uint64_t count) {
             const size_t size = out.size();
             out.resize(size + 10);
             const SourceRun run{source, static_cast<uint32_t>(count)};
@@ -276,7 +330,12 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
             previous = source;
             ++runs;
             edges += count;
-          });
+          };
+          if (written.whole[q]) {
+            reader.ForKeptRuns(q, r, at, AllSources{}, pack);
+          } else {
+            reader.ForKeptRuns(q, r, at, keep, pack);
+          }
           kept_runs[static_cast<size_t>(q) * n + r] = runs;
           kept_edges[static_cast<size_t>(q) * n + r] = edges;
           offsets[q + 1] = out.size();  // within the piece, made absolute below
@@ -326,6 +385,16 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
       edges += kept_edges[static_cast<size_t>(q) * n + r];
     }
     total += edges;
+    if (written.whole[q] && LinkShard(from, q, dir)) {
+      written.whole[q] = 2;
+      for (int c = 0; c < (from.weighted() ? 2 : 1); ++c) {
+        const std::string name = ShardFileName(q, c == 0 ? ".adj" : ".val");
+        const ManifestFile* file = from.manifest().File(name);
+        if (file == nullptr) throw Error(from.dir() + "/" + kManifestName, "does not list " + name);
+        add(name, file->size, file->digest);
+      }
+      continue;
+    }
     uint32_t first = n, last = 0;  // the windows that keep an edge: [first, last]
     for (uint32_t r = 0; r < n; ++r) {
       want[r] = kept_edges[static_cast<size_t>(q) * n + r] > 0;
@@ -341,10 +410,12 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
       for (uint32_t r = window(k); r < window(k + 1); ++r) {
         if (!want[r]) continue;
         const uint64_t at = from.Window(q, r).first_edge - base;
-        reader.ForKeptRuns(q, r, shard_runs.data() + runs_at[r], keep,
-                           [&](uint32_t, uint64_t from_at, uint64_t count) {
-                             f(at + from_at, count);
-                           });
+        auto place = [&](uint32_t, uint64_t from_at, uint64_t count) { f(at + from_at, count); };
+        if (written.whole[q]) {
+          reader.ForKeptRuns(q, r, shard_runs.data() + runs_at[r], AllSources{}, place);
+        } else {
+          reader.ForKeptRuns(q, r, shard_runs.data() + runs_at[r], keep, place);
+        }
       }
     };
     ranges.clear();
@@ -409,7 +480,8 @@ uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
   manifest.num_edges = total;
   synced.Sync();
   WriteManifest(manifest, dir);
-  return total;
+  written.edges = total;
+  return written;
 }
 
 std::vector<uint8_t> MoveMessages(IoBackend& io, const ShardSet& from, bool from_dynamic,

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,14 +39,34 @@ struct KeptSources {
   bool operator()(VertexId u) const { return (flags[u] & mask) != 0; }
 };
 
+// Shards kept whole (the choice per interval): shard q of a new set may hold every edge of
+// `from`'s shard q instead of the kept sources' alone, where reading the edges of the sources
+// left out costs less over the set's life than writing the kept ones. Such a shard's files are
+// `from`'s, hard-linked where the file system allows (written again where it does not): its
+// build writes nothing. rule(q, kept, edges): whether shard q is whole, given the edges the
+// kept sources have in it and all of its edges in `from`. Every source keep() leaves out is
+// still absent as the delay buffer counts it (a vertex's out-edges all present or all
+// missing): its edges in a whole shard carry no message of it until the next shadow
+// iteration (docs/engine.md, "Shards kept whole").
+using WholeShardRule = std::function<bool(uint32_t shard, uint64_t kept, uint64_t edges)>;
+
+struct DynamicSetWritten {
+  uint64_t edges = 0;  // the set's
+  // Per shard: 0 the kept sources' edges, 1 whole (written), 2 whole (linked from `from`).
+  std::vector<uint8_t> whole;
+  uint32_t WholeCount() const;
+};
+
 // Writes into `dir` (a new, empty directory) the shard set of those edges of `from` whose
-// source u has keep(u), with `from`'s intervals and degrees. Reads `from` through `io` (its
-// files counted as FileKind::kDynamic when from_dynamic) and writes FileKind::kDynamic files;
-// decodes and filters the runs on `threads` threads (ThreadCount), the set the same at any
-// count, and an interval without a kept source is not read. Returns the edges kept. Throws
-// Error (where several windows are damaged, the first in the order of the files).
-uint64_t WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
-                         const KeptSources& keep, const std::string& dir, int threads = 1);
+// source u has keep(u) — every edge in the shards `whole` chooses (empty: none) — with
+// `from`'s intervals and degrees. Reads `from` through `io` (its files counted as
+// FileKind::kDynamic when from_dynamic) and writes FileKind::kDynamic files; decodes and
+// filters the runs on `threads` threads (ThreadCount), the set the same at any count, and an
+// interval without a kept source is not read. Throws Error (where several windows are
+// damaged, the first in the order of the files).
+DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from_dynamic,
+                                  const KeptSources& keep, const std::string& dir,
+                                  int threads = 1, const WholeShardRule& whole = {});
 
 // For every window (q, r) of `from` that carries messages (from_carries, shard-major P × P),
 // writes window (q, r) of `to` into `to_values`: an edge whose source has a run in both

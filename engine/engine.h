@@ -213,6 +213,7 @@ class Engine {
     std::unique_ptr<EdgeValueFiles> edges;
     std::unique_ptr<IntervalIo> io;
     uint64_t disk_bytes = 0;  // its files, with the messages' (RunSummary::dynamic_disk_peak)
+    uint32_t whole_shards = 0;  // shards kept whole (WholeShardRule)
     ~DynamicSet() {
       io.reset();
       edges.reset();
@@ -313,6 +314,7 @@ class Engine {
   // Puts the messages of p's senders (of its last pass: frontier_ after an inner pass) whose
   // out-edges the current set does not hold into the delay buffer, and flags the others kSent.
   void Delay(uint32_t p, const IntervalData& data, bool inner);
+  WholeShardRule WholeRule() const;
   VertexValue* LoadValues(uint32_t p);
   // Starts reading the values of `next` (the turn after p's) while p's are used.
   void PrefetchValues(uint32_t p, uint32_t next);
@@ -364,6 +366,10 @@ class Engine {
   bool FreshHeld(uint32_t u) const {
     return transport_->OwnEdgesHeld(own_start_[u], own_start_[u + 1]);
   }
+  // Whether vertex v (an id of the set) sends on its out-edges now: every vertex on the static
+  // shards, on a dynamic set those it holds all of (kPresent). Another's runs in a shard kept
+  // whole carry nothing of it: its message waits in the delay buffer.
+  bool Present(VertexId v) const { return dynamic_ == nullptr || (flags_[v] & kPresent) != 0; }
   // The error for an in-edge of shard p (edge `edge` of its targets) whose target lies outside
   // interval p.
   Error TargetOutside(uint32_t p, uint64_t edge, uint32_t target) const {
@@ -425,6 +431,7 @@ class Engine {
   uint64_t static_set_bytes_ = 0, full_static_bytes_ = 0;
   uint64_t last_build_read_ = 0, last_build_written_ = 0, last_build_edges_ = 0;
   uint32_t served_ = 0;  // regular iterations the current (or last) dynamic set served
+  double build_serves_ = 0;  // auto: the iterations the cost model expects the next set to serve
   std::unique_ptr<Transport> transport_;
   int threads_ = 1;
   bool buffers_registered_ = false;

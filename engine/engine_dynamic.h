@@ -26,13 +26,18 @@ void Engine<Program>::Delay(uint32_t p, const IntervalData& data, bool inner) {
     }
     if (out_degrees[v] == 0) return 0;
     EdgeValue& d = delay_view_[v];
+    int k = 1;
     if ((f & kDelayed) != 0) {
       d = Aggregate(program_, d, m);
-      return 1;
+    } else {
+      d = m;
+      f |= kDelayed;
+      k = 2;
     }
-    d = m;
-    f |= kDelayed;
-    return 2;
+    // Nothing of it goes on the edges it has in shards kept whole (dynamic_shards.h): all of
+    // them wait for the shadow iteration, with the rest.
+    message_[v] = identity;
+    return k;
   };
   uint64_t added = 0, fresh = 0;
   if (inner) {
@@ -124,7 +129,9 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   next->dir = work_->path() + "/dynamic-" + std::to_string(builds_++);
   std::filesystem::create_directory(next->dir);
   const bool from_dynamic = dynamic_ != nullptr;
-  WriteDynamicSet(*io_, *cur_, from_dynamic, KeptSources{flags_, keep}, next->dir, threads_);
+  const DynamicSetWritten written = WriteDynamicSet(
+      *io_, *cur_, from_dynamic, KeptSources{flags_, keep}, next->dir, threads_, WholeRule());
+  next->whole_shards = written.WholeCount();
   next->set.emplace(ShardSet::Open(next->dir, /*verify_digests=*/false));
   next->edges = std::make_unique<EdgeValueFiles>(*io_, *next->set, next->dir, sizeof(EdgeValue));
   next->io = std::make_unique<IntervalIo>(*io_, *next->set, *next->edges, Program::kUsesWeights,
@@ -133,9 +140,12 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   const WindowChunks* marks = !from_dynamic && marks_ ? &*marks_ : nullptr;
   std::vector<uint8_t> moved = MoveMessages(*io_, *cur_, from_dynamic, from_edges, carries,
                                             *next->set, true, *next->edges, identity_, marks);
-  // Both sets, with their messages, are on disk now.
+  // Both sets, with their messages, are on disk now. (A file linked from the static set, or
+  // from the set before, takes no more room.)
   for (const auto& entry : std::filesystem::directory_iterator(next->dir)) {
-    if (entry.is_regular_file()) next->disk_bytes += entry.file_size();
+    if (entry.is_regular_file() && entry.hard_link_count() == 1) {
+      next->disk_bytes += entry.file_size();
+    }
   }
   dynamic_disk_peak_ = std::max(dynamic_disk_peak_,
                                 next->disk_bytes + (dynamic_ ? dynamic_->disk_bytes : 0));
@@ -153,6 +163,29 @@ void Engine<Program>::BuildDynamic(uint8_t keep) {
   last_build_read_ = now.TotalRead() - before.TotalRead();
   last_build_written_ = now.TotalWritten() - before.TotalWritten();
   last_build_edges_ = dynamic_->set->manifest().num_edges;
+}
+
+// --whole-shards auto in mode auto: shard q is kept whole when the iterations the set is
+// expected to serve would read its left-out edges for less than the build would move for its
+// kept ones. Each left-out edge a regular iteration reads costs its target (and weight), and
+// its message read and written (identity: the windows a turn writes hold every edge); each
+// kept edge the build reads and writes once. ads and ods keep none (ATC'16's modes) unless
+// told to keep every shard.
+template <GasProgram Program>
+WholeShardRule Engine<Program>::WholeRule() const {
+  if (options_.whole_shards) return options_.whole_shards;
+  if (options_.whole == TurnChoice::kAlways) {
+    return [](uint32_t, uint64_t, uint64_t) { return true; };
+  }
+  if (options_.whole == TurnChoice::kNever || mode_ != ShardMode::kAuto) return {};
+  const double column = Program::kUsesWeights ? 8 : 4;
+  const double read = column + 2 * sizeof(EdgeValue);
+  const double build = 2 * column;
+  const double serves = build_serves_;
+  return [=](uint32_t, uint64_t kept, uint64_t edges) {
+    return serves * read * static_cast<double>(edges - kept) <
+           build * static_cast<double>(kept);
+  };
 }
 
 template <GasProgram Program>

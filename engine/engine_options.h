@@ -165,6 +165,12 @@ struct EngineOptions {
   // auto: replaces the cost model's verdict on building dynamic shards after `iteration`
   // (tests force builds with it); empty: BuildEstimate::Pays().
   std::function<bool(const BuildEstimate&, uint32_t iteration)> auto_decides;
+  // Which shards of a dynamic set are kept whole (dynamic_shards.h, WholeShardRule): never;
+  // auto, in mode auto where the cost model says it pays (engine_dynamic.h, WholeRule), in ads
+  // and ods (ATC'16's modes) none; always, every shard. whole_shards, when set, replaces the
+  // choice in every dynamic mode (tests).
+  TurnChoice whole = TurnChoice::kAuto;
+  std::function<bool(uint32_t shard, uint64_t kept, uint64_t edges)> whole_shards;
   // Called after every iteration and once at the end; either may be empty.
   std::function<void(const IterationStats&)> on_iteration;
   std::function<void(const RunSummary&)> on_finish;

@@ -275,6 +275,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           const EdgeValue m = message_[u];
           if (m == identity) continue;
           block_sent_[b].push_back(u);
+          if (!Present(begin + u)) continue;  // it waits in the delay buffer (Delay)
           if (sparse_own_) {
             if (!FreshHeld(u)) continue;  // its targets are read after the pass
             const auto [lo_t, hi_t] = FreshTargets(u, begin, count);
@@ -403,6 +404,7 @@ uint64_t Engine<Program>::Drain(uint32_t p, uint32_t iteration, const IntervalDa
       if (!static_mode || out_degrees[v] != own_start_[v + 1] - own_start_[v]) {
         message_[v] = message_[v] == identity ? m : Aggregate(program_, message_[v], m);
       }
+      if (!Present(begin + v)) continue;  // it waits in the delay buffer (Delay)
       for (uint64_t e = own_start_[v]; e < own_start_[v + 1]; ++e) {
         const uint64_t edge = own_first + e;
         const uint32_t t = targets[edge] - begin;

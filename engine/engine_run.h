@@ -114,6 +114,7 @@ RunSummary Engine<Program>::Run() {
       stats_.shadow = shadow;
       if (dynamic_) {
         stats_.dynamic_edges = stats_.edges_loaded;
+        stats_.whole_shards = dynamic_->whole_shards;
         ++served_;
       }
       if (shadow) {
@@ -142,6 +143,7 @@ RunSummary Engine<Program>::Run() {
           }
           build = options_.auto_decides ? options_.auto_decides(estimate, iteration)
                                         : estimate.Pays();
+          build_serves_ = estimate.iterations;
           if (build && options_.log) {
             options_.log("mode auto: dynamic shards after iteration " +
                          std::to_string(iteration) + ": " + estimate.Describe());
@@ -166,6 +168,13 @@ RunSummary Engine<Program>::Run() {
         in_starts_.reset();
         BuildDynamic(kSent);
         ++summary.dynamic_builds;
+        summary.whole_shards += dynamic_->whole_shards;
+        if (dynamic_->whole_shards > 0 && options_.log) {
+          options_.log(std::to_string(dynamic_->whole_shards) + " of " +
+                       std::to_string(num_intervals()) +
+                       " shards of the dynamic set kept whole (reading the left-out edges "
+                       "costs less than writing the kept ones)");
+        }
         served_ = 0;
       }
       stats_.delayed_vertices = delayed_count_;

@@ -126,6 +126,7 @@ std::string ToJson(const IterationStats& s) {
   AppendNumber(out, "intervals_own_runs", uint64_t{s.intervals_own_runs});
   out += std::string("\"shadow\":") + (s.shadow ? "true" : "false") + ',';
   AppendNumber(out, "dynamic_edges", s.dynamic_edges);
+  AppendNumber(out, "whole_shards", uint64_t{s.whole_shards});
   AppendNumber(out, "delayed", s.delayed);
   AppendNumber(out, "delayed_vertices", s.delayed_vertices);
   AppendNumber(out, "dynamic_disk_bytes", s.dynamic_disk_bytes);
@@ -171,6 +172,7 @@ std::string ToJson(const RunSummary& s) {
   out += "\"mode\":\"" + s.mode + "\",";
   AppendNumber(out, "shadow_iterations", uint64_t{s.shadow_iterations});
   AppendNumber(out, "dynamic_builds", uint64_t{s.dynamic_builds});
+  AppendNumber(out, "whole_shards", uint64_t{s.whole_shards});
   AppendNumber(out, "delayed", s.delayed);
   AppendNumber(out, "delayed_max", s.delayed_max);
   AppendNumber(out, "delay_buffer_max_bytes", s.delay_buffer_max_bytes);

@@ -53,6 +53,7 @@ struct IterationStats {
   // Dynamic shards (EngineOptions::mode ads, ods):
   bool shadow = false;            // a shadow iteration: the static shards, the delay buffer flushed
   uint64_t dynamic_edges = 0;     // edges of the dynamic shards read (0: the static shards were)
+  uint32_t whole_shards = 0;      // shards of the dynamic set read kept whole (WholeShardRule)
   uint64_t delayed_vertices = 0;  // vertices whose scatter waits in the delay buffer, at the end
   uint64_t delayed = 0;           // scatters put into the delay buffer this iteration
   IoCounters shard_build_io;      // of io: what building dynamic shards and moving messages took
@@ -101,6 +102,7 @@ struct RunSummary {
   std::string mode = "static";      // ShardModeName of the mode that ran
   uint32_t shadow_iterations = 0;
   uint32_t dynamic_builds = 0;      // dynamic shard sets written
+  uint32_t whole_shards = 0;        // shards kept whole over those sets (WholeShardRule)
   uint64_t delayed = 0;             // scatters put into the delay buffer
   uint64_t delayed_max = 0;         // the most vertices it held at once
   uint64_t delay_buffer_max_bytes = 0;  // delayed_max × (4 + message width): the buffer's peak

@@ -122,7 +122,7 @@ int RunCompare(const std::vector<std::string>& args) {
       "draw bytes read and time per iteration for every mode into this SVG file");
   std::map<std::string, std::string>& pass = c.pass;
   for (const char* name : {"memory", "threads", "io", "tolerance", "iters", "inner-passes",
-                           "shadow-below", "delay-buffer", "sources", "num-sources",
+                           "shadow-below", "delay-buffer", "whole-shards", "sources", "num-sources",
                            "shards-dir", "order", "intervals"}) {
     add(name, po::value<std::string>()->notifier([&pass, name](const std::string& v) {
       pass[name] = v;

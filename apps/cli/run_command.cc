@@ -191,6 +191,13 @@ int RunRun(const std::vector<std::string>& args) {
   add("push-below", po::value(&c.push_below)->default_value(Real{kDefaultPushBelow}, "0.2"),
       "--push auto: the share of the edges (0 to 1) below which the next iteration pushes; "
       "--pull auto: at or above which it pulls");
+  add("whole-shards", po::value(&c.whole_shards)->default_value("auto"),
+      "the choice per interval: which shards of a dynamic set hold every edge of the static "
+      "shard (its files linked, nothing written for it) instead of only the kept sources': "
+      "never, auto (mode auto: where the I/O cost model says reading the left-out edges costs "
+      "less than writing the kept ones; ads and ods, which follow ATC'16, keep none) or "
+      "always (every shard: the set reads what the static shards hold, and only the kept "
+      "sources send)");
   add("pull", po::value(&c.pull)->default_value("auto"),
       "pull turns (static windows at page grain, mode static or auto): a turn keeps each "
       "vertex's message to other intervals once, in memory, instead of on every out-edge in "
@@ -354,6 +361,11 @@ int RunRun(const std::vector<std::string>& args) {
     engine.pull = ParseTurnChoice(c.pull);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--pull ") + e.what());
+  }
+  try {
+    engine.whole = ParseTurnChoice(c.whole_shards);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--whole-shards ") + e.what());
   }
   engine.delay_buffer_bytes = c.delay_buffer.bytes;
   std::FILE* say = c.say;

@@ -36,6 +36,7 @@ struct RunConfig {
   std::string push = "auto";  // --push: never, auto or always (EngineOptions::push)
   Real push_below{kDefaultPushBelow};
   std::string pull = "auto";  // --pull: never, auto or always (EngineOptions::pull)
+  std::string whole_shards = "auto";  // --whole-shards (EngineOptions::whole)
   Whole<uint32_t> intervals;  // when it shards GRAPH: cut into this many (0: the fewest)
   std::string order = "input";  // when it shards GRAPH: the vertices' numbering (--order)
   bool skip_verify = false;

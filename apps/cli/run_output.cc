@@ -92,8 +92,9 @@ std::string DescribeRun(const RunSummary& s) {
   std::string out = line;
   if (s.mode != "static") {
     out += "; mode " + s.mode + ": " + Count(s.shadow_iterations, "shadow iteration") + ", " +
-           Count(s.dynamic_builds, "dynamic shard set") + ", " +
-           Count(s.delayed, "scatter") + " delayed";
+           Count(s.dynamic_builds, "dynamic shard set") +
+           (s.whole_shards > 0 ? " (" + Count(s.whole_shards, "shard") + " kept whole)" : "") +
+           ", " + Count(s.delayed, "scatter") + " delayed";
   }
   return out;
 }

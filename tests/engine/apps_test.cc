@@ -68,15 +68,16 @@ class AppsTest : public WithTempDir<::testing::TestWithParam<Param>> {
                                     Mode::kAds,            Mode::kOds,
                                     Mode::kAuto,           Mode::kStaticPages,
                                     Mode::kAutoPages,      Mode::kStaticPush,
-                                    Mode::kStaticPull};
+                                    Mode::kStaticPull,     Mode::kAdsWhole,
+                                    Mode::kOdsWhole};
   static constexpr Mode kDatasetModes[] = {Mode::kStaticSync, Mode::kResidentAsync,
                                            Mode::kStaticPages, Mode::kAds,
                                            Mode::kOds, Mode::kAuto, Mode::kAutoPages,
-                                           Mode::kStaticPull};
+                                           Mode::kStaticPull, Mode::kOdsWhole};
   static constexpr Mode kUnweightedDatasetModes[] = {
       Mode::kStaticSync, Mode::kResidentAsync, Mode::kStaticPages, Mode::kAds,
       Mode::kOds,        Mode::kAuto,          Mode::kAutoPages,   Mode::kStaticPush,
-      Mode::kStaticPull};
+      Mode::kStaticPull, Mode::kOdsWhole};
 
   std::string Write(const TinyGraph& g) {
     const std::string path = dir().string() + "/" + g.name + g.suffix;

@@ -1,6 +1,8 @@
 // Dynamic shards (engine.h, dynamic_shards.h): the delay buffer replayed on the scenario of
 // ATC'16 Table 2, a run stopped with scatters still delayed, and what the modes load. The
 // exactly-once suite and the apps' oracles run every mode besides (engine_test_util.h).
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -330,7 +332,7 @@ TEST_F(DynamicShardsTest, WriteDynamicSetKeepsWholeSourcesAndStopsAtADamagedInde
     SCOPED_TRACE("threads " + std::to_string(threads));
     const std::string dynamic = dir().string() + "/dynamic-" + std::to_string(threads);
     std::filesystem::create_directory(dynamic);
-    EXPECT_EQ(WriteDynamicSet(*io, set, false, keep, dynamic, threads), kept);
+    EXPECT_EQ(WriteDynamicSet(*io, set, false, keep, dynamic, threads).edges, kept);
     const ShardSet written = ShardSet::Open(dynamic);  // every file's digest checked
     EXPECT_EQ(written.manifest().num_edges, kept);
     ASSERT_EQ(written.num_intervals(), n);
@@ -401,6 +403,79 @@ TEST_F(DynamicShardsTest, WriteDynamicSetKeepsWholeSourcesAndStopsAtADamagedInde
           << e.what();
     }
     EXPECT_FALSE(std::filesystem::exists(damaged + "/manifest"));
+  }
+}
+
+// Shards kept whole: the rule is asked with each shard's kept edges and all of them; a whole
+// shard is the static one (its files linked: the same inodes, nothing written), its windows
+// every run of the static windows, and the others keep the kept sources' runs alone. The
+// scatter index of an interval without a kept source still lists its runs in the whole shards.
+TEST_F(DynamicShardsTest, ShardsKeptWholeAreTheStaticShardsLinked) {
+  const std::string path = RmatFile(10, 4, /*weighted=*/true);
+  const ShardSet set = ShardInto(path, dir().string() + "/rmat.shards", 4);
+  const Csr csr = LoadCsr(path);
+  const uint32_t n = set.num_intervals();
+  ASSERT_GE(n, 3u);
+  std::vector<uint8_t> flags(csr.num_vertices);
+  for (VertexId u = 0; u < csr.num_vertices; ++u) {
+    const bool in_2 = u >= set.interval_begin(2) && u < set.interval_end(2);
+    flags[u] = u % 3 == 0 && !in_2 ? 1 : 0;
+  }
+  const KeptSources keep{flags};
+  // The kept sources' edges in each shard, from the input.
+  std::vector<uint64_t> kept_in(n, 0);
+  for (VertexId u = 0; u < csr.num_vertices; ++u) {
+    if (!keep(u)) continue;
+    for (uint64_t e = csr.offsets[u]; e < csr.offsets[u + 1]; ++e) {
+      for (uint32_t q = 0; q < n; ++q) {
+        if (csr.targets[e] >= set.interval_begin(q) && csr.targets[e] < set.interval_end(q)) {
+          ++kept_in[q];
+        }
+      }
+    }
+  }
+  const std::unique_ptr<IoBackend> io = IoBackend::Create(IoOptions{});
+  for (int threads : {1, 3}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const std::string dynamic = dir().string() + "/whole-" + std::to_string(threads);
+    std::filesystem::create_directory(dynamic);
+    std::vector<uint64_t> asked(n, UINT64_MAX);
+    const WholeShardRule rule = [&](uint32_t q, uint64_t kept, uint64_t edges) {
+      asked[q] = kept;
+      EXPECT_EQ(edges, set.Window(q, n).first_edge);
+      return q % 2 == 1;
+    };
+    const DynamicSetWritten written = WriteDynamicSet(*io, set, false, keep, dynamic, threads, rule);
+    EXPECT_EQ(asked, kept_in);
+    const ShardSet out = ShardSet::Open(dynamic);  // every file's digest checked
+    uint64_t edges = 0;
+    for (uint32_t q = 0; q < n; ++q) {
+      const bool whole = q % 2 == 1;
+      edges += whole ? set.Window(q, n).first_edge : kept_in[q];
+      EXPECT_EQ(written.whole[q], whole ? 2 : 0) << "shard " << q;
+      struct stat a {}, b {};
+      ASSERT_EQ(stat(set.AdjacencyPath(q).c_str(), &a), 0);
+      ASSERT_EQ(stat(out.AdjacencyPath(q).c_str(), &b), 0);
+      EXPECT_EQ(a.st_ino == b.st_ino, whole) << "shard " << q;
+      for (uint32_t r = 0; r < n; ++r) {
+        std::vector<SourceRun> expected;
+        for (const SourceRun& run : WindowRuns(set, q, r)) {
+          if (whole || keep(run.source)) expected.push_back(run);
+        }
+        const std::vector<SourceRun> runs = WindowRuns(out, q, r);
+        ASSERT_EQ(runs.size(), expected.size()) << "window (" << q << ", " << r << ")";
+        for (size_t k = 0; k < runs.size(); ++k) {
+          EXPECT_EQ(runs[k].source, expected[k].source);
+          EXPECT_EQ(runs[k].count, expected[k].count);
+        }
+      }
+      if (whole) {
+        for (int c = 0; c < 2; ++c) EXPECT_EQ(ShardColumn(out, q, c), ShardColumn(set, q, c));
+      }
+    }
+    EXPECT_EQ(written.edges, edges);
+    EXPECT_EQ(out.manifest().num_edges, edges);
+    EXPECT_EQ(written.WholeCount(), n / 2);
   }
 }
 

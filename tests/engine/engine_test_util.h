@@ -66,6 +66,8 @@ inline ShardSet ShardInto(const std::string& input, const std::string& dir, uint
 // kAds, kOds: dynamic shards (static windows, inner passes), with thresholds that force a
 // shadow iteration right after the first iteration and again whenever a vertex waits in the
 // delay buffer (ads) or more than four do (ods).
+// kAdsWhole, kOdsWhole: kAds, kOds with every other shard of each dynamic set kept whole
+// (EngineOptions::whole_shards): the left-out sources' edges read, carrying nothing.
 // kAuto: its cost model overruled: dynamic shards built after every other iteration read
 // from the static shards (odd ones), so that runs both build and stay static after shadow
 // iterations; a shadow iteration when more than four vertices wait.
@@ -86,9 +88,11 @@ enum class Mode {
   kStaticPush,   // kStaticPages at the default share, push turns in every iteration, the logs
                  // small enough that dense turns find them full and fill the windows; scatter
                  // indexes read with each load, not held
-  kStaticPull    // kStaticPages at the default share, pull turns in every iteration that does
+  kStaticPull,   // kStaticPages at the default share, pull turns in every iteration that does
                  // not push, push turns (small logs) asked for in two of every four: both ways
                  // between them; scatter indexes read with each load, not held
+  kAdsWhole,
+  kOdsWhole
 };
 inline std::string ModeName(Mode m) {
   switch (m) {
@@ -116,6 +120,10 @@ inline std::string ModeName(Mode m) {
       return "static_push";
     case Mode::kStaticPull:
       return "static_pull";
+    case Mode::kAdsWhole:
+      return "ads_whole";
+    case Mode::kOdsWhole:
+      return "ods_whole";
   }
   return "?";
 }
@@ -125,7 +133,10 @@ inline TransportChoice TransportOf(Mode m) {
 }
 inline bool IsAsync(Mode m) { return m != Mode::kStaticSync && m != Mode::kResidentSync; }
 inline bool IsAuto(Mode m) { return m == Mode::kAuto || m == Mode::kAutoPages; }
-inline bool IsDynamic(Mode m) { return m == Mode::kAds || m == Mode::kOds || IsAuto(m); }
+inline bool IsWhole(Mode m) { return m == Mode::kAdsWhole || m == Mode::kOdsWhole; }
+inline bool IsDynamic(Mode m) {
+  return m == Mode::kAds || m == Mode::kOds || IsWhole(m) || IsAuto(m);
+}
 inline bool IsPages(Mode m) {
   return m == Mode::kStaticPages || m == Mode::kAutoPages || m == Mode::kStaticPush ||
          m == Mode::kStaticPull;
@@ -135,7 +146,8 @@ inline constexpr Mode kAllModes[] = {Mode::kStaticSync,    Mode::kStaticAsync,
                                      Mode::kStaticStreamed, Mode::kAds,
                                      Mode::kOds,           Mode::kAuto,
                                      Mode::kStaticPages,   Mode::kAutoPages,
-                                     Mode::kStaticPush,    Mode::kStaticPull};
+                                     Mode::kStaticPush,    Mode::kStaticPull,
+                                     Mode::kAdsWhole,      Mode::kOdsWhole};
 
 struct EngineRun {
   IoKind io = IoKind::kPread;
@@ -163,13 +175,16 @@ struct EngineRun {
     pages = IsPages(m);
     sparse_own_share = m == Mode::kStaticPages ? 1e18 : kDefaultSparseOwnShare;
     sparse_own_min_edges = m == Mode::kStaticPages ? 0 : kDefaultSparseOwnMinEdges;
-    shard_mode = m == Mode::kAds   ? ShardMode::kAds
-                 : m == Mode::kOds ? ShardMode::kOds
-                 : IsAuto(m)       ? ShardMode::kAuto
-                                   : ShardMode::kStatic;
+    shard_mode = m == Mode::kAds || m == Mode::kAdsWhole   ? ShardMode::kAds
+                 : m == Mode::kOds || m == Mode::kOdsWhole ? ShardMode::kOds
+                 : IsAuto(m)                               ? ShardMode::kAuto
+                                                           : ShardMode::kStatic;
     if (IsDynamic(m)) {
       shadow_below = 2.0;  // every share is below: the first shadow iteration comes second
-      delay_buffer = m == Mode::kAds ? 0 : 4 * 16;
+      delay_buffer = shard_mode == ShardMode::kAds ? 0 : 4 * 16;
+    }
+    if (IsWhole(m)) {
+      whole_shards = [](uint32_t shard, uint64_t, uint64_t) { return shard % 2 == 0; };
     }
     if (m == Mode::kStaticPush) {
       push = TurnChoice::kAlways;
@@ -203,6 +218,7 @@ struct EngineRun {
   bool values_in_memory = true;
   int threads = 0;  // 0: OpenMP's default (OMP_NUM_THREADS: 1, 2 or 8 in the suite)
   std::function<bool(const BuildEstimate&, uint32_t)> auto_decides;
+  std::function<bool(uint32_t, uint64_t, uint64_t)> whole_shards;  // EngineOptions::whole_shards
   GatherChoice gather = GatherChoice::kAuto;
 };
 
@@ -227,6 +243,7 @@ inline EngineOptions OptionsFor(const EngineRun& run) {
   options.delay_buffer_bytes = run.delay_buffer;
   options.threads = run.threads;
   options.auto_decides = run.auto_decides;
+  options.whole_shards = run.whole_shards;
   options.gather = run.gather;
   options.push = run.push;
   options.push_log_bytes = run.push_log_bytes;

@@ -59,6 +59,7 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
     shadow_total_ += t.shadow;
     delayed_total_ += t.delayed;
     auto_builds_ += t.auto_builds;
+    whole_total_ += t.whole;
     cleared_total_ += t.cleared;
     inner_total_ += t.inner;
   }
@@ -66,6 +67,7 @@ class ExactlyOnceTest : public WithTempDir<::testing::TestWithParam<Param>> {
   uint64_t shadow_total_ = 0;   // shadow iterations of the dynamic modes, over all checks
   uint64_t delayed_total_ = 0;  // scatters they delayed
   uint64_t auto_builds_ = 0;    // dynamic shard sets mode auto built
+  uint64_t whole_total_ = 0;    // shards the dynamic sets kept whole
   uint64_t run_memory_ = 0;  // the runs' budget (0: EngineRun's)
   uint32_t cleared_total_ = 0;
   uint64_t inner_total_ = 0;  // inner passes over all checks (asynchronous modes)
@@ -167,6 +169,7 @@ TEST_P(ExactlyOnceTest, Rmat) {
     EXPECT_GT(shadow_total_, 0u) << "no shadow iteration: dynamic shards went untested";
     EXPECT_GT(delayed_total_, 0u) << "no scatter was delayed: the delay buffer went untested";
     EXPECT_GT(auto_builds_, 0u) << "mode auto built nothing: its dynamic shards went untested";
+    EXPECT_GT(whole_total_, 0u) << "no shard was kept whole: that path went untested";
   }
 }
 

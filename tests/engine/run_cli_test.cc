@@ -446,6 +446,33 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
       labels.push_back(static_cast<uint32_t>(row.at(0)));
     EXPECT_EQ(labels, expected);
   }
+  // Every shard kept whole: the same labels, and the run says how many shards it kept whole.
+  // (A ring numbered out of order: its labels take several iterations, so sets are built.)
+  {
+    std::string ring;
+    for (uint32_t u = 0; u < 64; ++u) {
+      ring += std::to_string(u * 37 % 64) + " " + std::to_string((u + 1) * 37 % 64) + "\n";
+    }
+    const std::string path = Graph("ring.txt", ring);
+    const std::string shards = Path("ring.sym.shards");
+    Result r = Needle("shard " + ShellQuote(path) + " --symmetrize --intervals 3 --out " +
+                      ShellQuote(shards));
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = Needle("run cc " + ShellQuote(shards) +
+               " --transport static --inner-passes 0 --mode ods --whole-shards always "
+               "--shadow-below 1 --delay-buffer 1 --stats " +
+               ShellQuote(Path("s-whole.jsonl")) + " --out " + ShellQuote(Path("cc.txt")));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("shards kept whole)"), std::string::npos) << r.out;
+    std::ifstream in(Path("s-whole.jsonl"));
+    std::string line, summary;
+    while (std::getline(in, line)) summary = line;
+    EXPECT_GT(SummaryNumber(summary, "whole_shards"), 0) << summary;
+    std::vector<uint32_t> labels;
+    for (const auto& row : ReadValues(Path("cc.txt")))
+      labels.push_back(static_cast<uint32_t>(row.at(0)));
+    EXPECT_EQ(labels, oracle::ConnectedComponents(LoadCsr(path)));
+  }
   // Resident, nothing is read from disk to save: the run says so and runs static.
   Result r = Needle("run cc " + ShellQuote(input) + " --mode ods --memory 128M");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -471,6 +498,7 @@ TEST_F(RunCliTest, DynamicShardModesGiveTheStaticAnswerAndSayWhatTheyDid) {
       {" --mode ods --shadow-below 1.5", "--shadow-below must lie between 0 and 1"},
       {" --push sometimes", "--push must be never, auto or always"},
       {" --pull often", "--pull must be never, auto or always"},
+      {" --whole-shards half", "--whole-shards must be never, auto or always"},
       {" --push-below 2", "--push-below must lie between 0 and 1"},
   };
   for (const auto& [options, says] : misuses) {

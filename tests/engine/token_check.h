@@ -93,6 +93,7 @@ struct TokenTotals {
   uint64_t shadow = 0;     // shadow iterations of the dynamic modes
   uint64_t delayed = 0;    // scatters they delayed
   uint64_t auto_builds = 0;  // dynamic shard sets mode auto built
+  uint64_t whole = 0;        // shards the dynamic sets kept whole (IsWhole)
   uint32_t cleared = 0;    // intervals cleared without being computed
   uint64_t inner = 0;      // inner passes (asynchronous modes)
   uint64_t skipped = 0;    // edges page grain did not read (IsPages)
@@ -131,6 +132,7 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
     totals.shadow += summary.shadow_iterations;
     totals.delayed += summary.delayed;
     if (IsAuto(mode)) totals.auto_builds += summary.dynamic_builds;
+    totals.whole += summary.whole_shards;
   }
 
   const Csr g = LoadCsr(input);

@@ -25,7 +25,8 @@ using Transports =
                      ModeTag<Mode::kStaticStreamed>, ModeTag<Mode::kAds>, ModeTag<Mode::kOds>,
                      ModeTag<Mode::kAuto>, ModeTag<Mode::kStaticPages>,
                      ModeTag<Mode::kAutoPages>, ModeTag<Mode::kStaticPush>,
-                     ModeTag<Mode::kStaticPull>>;
+                     ModeTag<Mode::kStaticPull>, ModeTag<Mode::kAdsWhole>,
+                     ModeTag<Mode::kOdsWhole>>;
 
 struct TransportName {
   template <class T>
@@ -117,6 +118,9 @@ TYPED_TEST(TransportTypedTest, EveryMessageArrivesExactlyOnce) {
   }
   if (IsAuto(mode)) {
     EXPECT_GT(t.auto_builds, 0u) << "auto built no dynamic shards";
+  }
+  if (IsWhole(mode)) {
+    EXPECT_GT(t.whole, 0u) << "no shard was kept whole";
   }
   if (mode == Mode::kStaticSync || mode == Mode::kStaticAsync) {
     EXPECT_GT(t.cleared, 0u) << "no quiet interval was cleared";
