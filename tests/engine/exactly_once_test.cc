@@ -243,28 +243,7 @@ TEST(OrderedExactlyOnceTest, EveryMessageArrivesOnceInOrderedTurns) {
         EXPECT_TRUE(summary.converged);
         ordered += summary.intervals_ordered;
         whole += summary.whole_shards;
-        ASSERT_EQ(values.size(), g.num_vertices);
-        std::vector<uint64_t> tokens(g.num_vertices, 0), count(g.num_vertices, 0);
-        for (VertexId u = 0; u < g.num_vertices; ++u) {
-          for (VertexId v : g.Neighbors(u)) {
-            for (uint32_t t = 0; t < 64; ++t) {
-              if ((values[u].sent_mask >> t) & 1) {
-                tokens[v] += Token(u, t);
-                ++count[v];
-              }
-            }
-          }
-        }
-        uint64_t bad = 0;
-        for (VertexId v = 0; v < g.num_vertices; ++v) {
-          if (values[v].received != tokens[v] || values[v].messages != count[v]) {
-            if (++bad <= 5) {
-              ADD_FAILURE() << "vertex " << v << ": received " << values[v].messages
-                            << " messages, expected " << count[v];
-            }
-          }
-        }
-        EXPECT_EQ(bad, 0u);
+        ExpectEveryTokenOnce(g, values);
       }
     }
     EXPECT_GT(ordered, 0u) << "no turn took the ordered schedule";

@@ -104,6 +104,34 @@ struct TokenTotals {
   uint64_t own_runs = 0;   // push and pull turns that read only window (p, p)'s runs
 };
 
+// Every vertex of `g` holds exactly the tokens of its in-edges for the iterations their
+// sources sent in (their sent_mask), each once; the first five that do not fail the test.
+inline void ExpectEveryTokenOnce(const Csr& g,
+                                 const std::vector<TokenProgram::VertexValue>& values) {
+  ASSERT_EQ(values.size(), g.num_vertices);
+  std::vector<uint64_t> expected_tokens(g.num_vertices, 0), expected_count(g.num_vertices, 0);
+  for (VertexId u = 0; u < g.num_vertices; ++u) {
+    for (VertexId v : g.Neighbors(u)) {
+      for (uint32_t t = 0; t < 64; ++t) {
+        if ((values[u].sent_mask >> t) & 1) {
+          expected_tokens[v] += Token(u, t);
+          ++expected_count[v];
+        }
+      }
+    }
+  }
+  uint64_t bad = 0;
+  for (VertexId v = 0; v < g.num_vertices; ++v) {
+    if (values[v].received != expected_tokens[v] || values[v].messages != expected_count[v]) {
+      if (++bad <= 5) {
+        ADD_FAILURE() << "vertex " << v << ": received " << values[v].messages
+                      << " messages, expected " << expected_count[v];
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
 // Runs TokenProgram on `set` (sharded from `input`) in `mode` and checks every vertex's tokens.
 inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode,
                         const TokenSetting& setting, TokenTotals& totals) {
@@ -136,28 +164,7 @@ inline void CheckTokens(const ShardSet& set, const std::string& input, Mode mode
   }
 
   const Csr g = LoadCsr(input);
-  ASSERT_EQ(values.size(), g.num_vertices);
-  std::vector<uint64_t> expected_tokens(g.num_vertices, 0), expected_count(g.num_vertices, 0);
-  for (VertexId u = 0; u < g.num_vertices; ++u) {
-    for (VertexId v : g.Neighbors(u)) {
-      for (uint32_t t = 0; t < 64; ++t) {
-        if ((values[u].sent_mask >> t) & 1) {
-          expected_tokens[v] += Token(u, t);
-          ++expected_count[v];
-        }
-      }
-    }
-  }
-  uint64_t bad = 0;
-  for (VertexId v = 0; v < g.num_vertices; ++v) {
-    if (values[v].received != expected_tokens[v] || values[v].messages != expected_count[v]) {
-      if (++bad <= 5) {
-        ADD_FAILURE() << "vertex " << v << ": received " << values[v].messages
-                      << " messages, expected " << expected_count[v];
-      }
-    }
-  }
-  EXPECT_EQ(bad, 0u);
+  ExpectEveryTokenOnce(g, values);
   for (VertexId u = 0; u < g.num_vertices; ++u) {
     ASSERT_TRUE(values[u].sent_mask & 1);
   }
