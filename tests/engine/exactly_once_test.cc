@@ -232,10 +232,13 @@ TEST(OrderedExactlyOnceTest, EveryMessageArrivesOnceInOrderedTurns) {
     uint64_t ordered = 0, whole = 0;
     for (Mode mode : {Mode::kStaticAsync, Mode::kResidentAsync, Mode::kOds, Mode::kAdsWhole,
                       Mode::kOdsWhole, Mode::kAuto}) {
-      for (uint64_t period : {uint64_t{2}, uint64_t{7}}) {
-        SCOPED_TRACE(ModeName(mode) + ", period " + std::to_string(period));
+      for (const auto& [period, io] : {std::pair{uint64_t{2}, IoKind::kPread},
+                                       std::pair{uint64_t{7}, UringOrSkipNote()}}) {
+        SCOPED_TRACE(ModeName(mode) + ", period " + std::to_string(period) + ", " +
+                     std::string(IoKindName(io)));
         EngineRun run;
         run.Use(mode);
+        run.io = io;
         RunSummary summary;
         OrderedTokenProgram program;
         program.period = period;
