@@ -285,74 +285,72 @@ DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from
   std::vector<uint8_t> index;
   std::vector<std::vector<uint8_t>> packed(parts);
   auto piece = [n, parts](uint32_t k) { return static_cast<uint32_t>(uint64_t{n} * k / parts); };
-  // Which shards are whole: the rule asked with each shard's kept edges, counted in a first
-  // pass over the scatter indexes. A whole shard keeps a run of every interval.
   DynamicSetWritten written;
   written.whole.assign(n, 0);
-  if (rule) {
+  // Writes every interval's index (a whole shard's windows keep every run), and counts each
+  // window's kept runs and edges.
+  auto write_indexes = [&] {
     for (uint32_t r = 0; r < n; ++r) {
-      if (!holds[r]) continue;
-      reader.PackedRuns(r, index);
-      ParallelParts(parts, [&](uint32_t k) {
-        for (uint32_t q = piece(k); q < piece(k + 1); ++q) {
-          uint64_t edges = 0;
-          const uint8_t* at = index.data() + (from.ScatterOffset(q, r) - from.ScatterOffset(0, r));
-          reader.ForKeptRuns(q, r, at, keep,
-                             [&](uint32_t, uint64_t, uint64_t count) { edges += count; });
-          kept_edges[static_cast<size_t>(q) * n + r] = edges;
-        }
-      });
+      for (auto& bytes : packed) bytes.clear();
+      offsets[0] = 8 * (uint64_t{n} + 1);
+      if (holds[r]) {
+        reader.PackedRuns(r, index);
+        ParallelParts(parts, [&](uint32_t k) {
+          std::vector<uint8_t>& out = packed[k];
+          for (uint32_t q = piece(k); q < piece(k + 1); ++q) {
+            uint64_t runs = 0, edges = 0;
+            uint32_t previous = from.interval_begin(r);
+            const uint8_t* at =
+                index.data() + (from.ScatterOffset(q, r) - from.ScatterOffset(0, r));
+            auto pack = [&](uint32_t source, uint64_t, uint64_t count) {
+              const size_t size = out.size();
+              out.resize(size + 10);
+              const SourceRun run{source, static_cast<uint32_t>(count)};
+              out.resize(PutRun(previous, run, out.data() + size) - out.data());
+              previous = source;
+              ++runs;
+              edges += count;
+            };
+            if (written.whole[q]) {
+              reader.ForKeptRuns(q, r, at, AllSources{}, pack);
+            } else {
+              reader.ForKeptRuns(q, r, at, keep, pack);
+            }
+            kept_runs[static_cast<size_t>(q) * n + r] = runs;
+            kept_edges[static_cast<size_t>(q) * n + r] = edges;
+            offsets[q + 1] = out.size();  // within the piece, made absolute below
+          }
+        });
+      }
+      for (uint32_t k = 0, q = 0; k < parts; ++k) {
+        const uint64_t origin = offsets[q];
+        for (; q < piece(k + 1); ++q) offsets[q + 1] = holds[r] ? origin + offsets[q + 1] : origin;
+      }
+      const std::string name = ScatterIndexName(r);
+      HashingWriter w(io, dir + "/" + name, FileKind::kDynamic, &buffers);
+      w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
+      for (const auto& bytes : packed) w.Write(bytes.data(), bytes.size());
+      add(name, w.position(), 0);
+      manifest.files.back().digest = w.Finish(&synced);
+      manifest.files.back().size = ShardAlignUp(manifest.files.back().size);
     }
+  };
+  write_indexes();
+  // Which shards are whole: the rule asked with each shard's kept edges, as the indexes just
+  // written counted them. Where one is, every interval's index is written again, keeping a run
+  // of each interval in the whole shards' windows (the second writes replace the first).
+  if (rule) {
     for (uint32_t q = 0; q < n; ++q) {
       uint64_t kept = 0;
-      for (uint32_t r = 0; r < n; ++r) kept += holds[r] ? kept_edges[static_cast<size_t>(q) * n + r] : 0;
+      for (uint32_t r = 0; r < n; ++r) kept += kept_edges[static_cast<size_t>(q) * n + r];
       const uint64_t edges = from.Window(q, n).first_edge;
       written.whole[q] = edges > 0 && rule(q, kept, edges) ? 1 : 0;
     }
-    if (written.WholeCount() > 0) std::fill(holds.begin(), holds.end(), 1);
-  }
-  for (uint32_t r = 0; r < n; ++r) {
-    for (auto& bytes : packed) bytes.clear();
-    offsets[0] = 8 * (uint64_t{n} + 1);
-    if (holds[r]) {
-      reader.PackedRuns(r, index);
-      ParallelParts(parts, [&](uint32_t k) {
-        std::vector<uint8_t>& out = packed[k];
-        for (uint32_t q = piece(k); q < piece(k + 1); ++q) {
-          uint64_t runs = 0, edges = 0;
-          uint32_t previous = from.interval_begin(r);
-          const uint8_t* at = index.data() + (from.ScatterOffset(q, r) - from.ScatterOffset(0, r));
-          auto pack = [&](uint32_t source, uint64_t, uint64_t count) {
-            const size_t size = out.size();
-            out.resize(size + 10);
-            const SourceRun run{source, static_cast<uint32_t>(count)};
-            out.resize(PutRun(previous, run, out.data() + size) - out.data());
-            previous = source;
-            ++runs;
-            edges += count;
-          };
-          if (written.whole[q]) {
-            reader.ForKeptRuns(q, r, at, AllSources{}, pack);
-          } else {
-            reader.ForKeptRuns(q, r, at, keep, pack);
-          }
-          kept_runs[static_cast<size_t>(q) * n + r] = runs;
-          kept_edges[static_cast<size_t>(q) * n + r] = edges;
-          offsets[q + 1] = out.size();  // within the piece, made absolute below
-        }
-      });
+    if (written.WholeCount() > 0) {
+      std::fill(holds.begin(), holds.end(), 1);
+      manifest.files.clear();
+      write_indexes();
     }
-    for (uint32_t k = 0, q = 0; k < parts; ++k) {
-      const uint64_t origin = offsets[q];
-      for (; q < piece(k + 1); ++q) offsets[q + 1] = holds[r] ? origin + offsets[q + 1] : origin;
-    }
-    const std::string name = ScatterIndexName(r);
-    HashingWriter w(io, dir + "/" + name, FileKind::kDynamic, &buffers);
-    w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
-    for (const auto& bytes : packed) w.Write(bytes.data(), bytes.size());
-    add(name, w.position(), 0);
-    manifest.files.back().digest = w.Finish(&synced);
-    manifest.files.back().size = ShardAlignUp(manifest.files.back().size);
   }
   // The shards: the kept runs' targets (and weights), window by window. A shard's runs are
   // read in one batch, then each of its columns under the kept runs (reads less than

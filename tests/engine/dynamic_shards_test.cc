@@ -445,7 +445,8 @@ TEST_F(DynamicShardsTest, ShardsKeptWholeAreTheStaticShardsLinked) {
       EXPECT_EQ(edges, set.Window(q, n).first_edge);
       return q % 2 == 1;
     };
-    const DynamicSetWritten written = WriteDynamicSet(*io, set, false, keep, dynamic, threads, rule);
+    const DynamicSetWritten written =
+        WriteDynamicSet(*io, set, false, keep, dynamic, threads, rule);
     EXPECT_EQ(asked, kept_in);
     const ShardSet out = ShardSet::Open(dynamic);  // every file's digest checked
     uint64_t edges = 0;
