@@ -478,6 +478,24 @@ TEST_F(DynamicShardsTest, ShardsKeptWholeAreTheStaticShardsLinked) {
     EXPECT_EQ(out.manifest().num_edges, edges);
     EXPECT_EQ(written.WholeCount(), n / 2);
   }
+  // Where a link cannot be made (here a file already has the name; another file system in
+  // practice), the whole shard is written instead: the same bytes, a file of its own.
+  const std::string dynamic = dir().string() + "/whole-written";
+  std::filesystem::create_directory(dynamic);
+  testing::WriteFile(dynamic + "/" + ShardFileName(1, ".adj"), "in the way");
+  const DynamicSetWritten written = WriteDynamicSet(
+      *io, set, false, keep, dynamic, 2, [](uint32_t q, uint64_t, uint64_t) { return q == 1; });
+  EXPECT_EQ(written.whole[1], 1);
+  const ShardSet out = ShardSet::Open(dynamic);  // every file's digest checked
+  struct stat a {}, b {};
+  ASSERT_EQ(stat(set.AdjacencyPath(1).c_str(), &a), 0);
+  ASSERT_EQ(stat(out.AdjacencyPath(1).c_str(), &b), 0);
+  EXPECT_NE(a.st_ino, b.st_ino);
+  EXPECT_EQ(stat(out.ValuesPath(1).c_str(), &b), 0);
+  for (int c = 0; c < 2; ++c) EXPECT_EQ(ShardColumn(out, 1, c), ShardColumn(set, 1, c));
+  for (uint32_t r = 0; r < n; ++r) {
+    EXPECT_EQ(WindowRuns(out, 1, r).size(), WindowRuns(set, 1, r).size()) << "window " << r;
+  }
 }
 
 TEST_F(DynamicShardsTest, StoppedWithScattersDelayedIsNotConverged) {
