@@ -287,10 +287,12 @@ DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from
   auto piece = [n, parts](uint32_t k) { return static_cast<uint32_t>(uint64_t{n} * k / parts); };
   DynamicSetWritten written;
   written.whole.assign(n, 0);
-  // Writes every interval's index (a whole shard's windows keep every run), and counts each
-  // window's kept runs and edges.
-  auto write_indexes = [&] {
+  // Writes the index of every interval r with redo[r] (a whole shard's windows keep every
+  // run), and counts each of its windows' kept runs and edges.
+  std::vector<size_t> entry(n);  // interval r's index in manifest.files
+  auto write_indexes = [&](const std::vector<uint8_t>& redo) {
     for (uint32_t r = 0; r < n; ++r) {
+      if (!redo[r]) continue;
       for (auto& bytes : packed) bytes.clear();
       offsets[0] = 8 * (uint64_t{n} + 1);
       if (holds[r]) {
@@ -330,15 +332,20 @@ DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from
       HashingWriter w(io, dir + "/" + name, FileKind::kDynamic, &buffers);
       w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
       for (const auto& bytes : packed) w.Write(bytes.data(), bytes.size());
-      add(name, w.position(), 0);
-      manifest.files.back().digest = w.Finish(&synced);
-      manifest.files.back().size = ShardAlignUp(manifest.files.back().size);
+      const uint64_t size = ShardAlignUp(w.position());
+      const uint64_t digest = w.Finish(&synced);
+      if (redo[r] == 1) {  // the first write
+        entry[r] = manifest.files.size();
+        add(name, size, digest);
+      } else {
+        manifest.files[entry[r]] = ManifestFile{name, size, digest};
+      }
     }
   };
-  write_indexes();
+  write_indexes(std::vector<uint8_t>(n, 1));
   // Which shards are whole: the rule asked with each shard's kept edges, as the indexes just
-  // written counted them. Where one is, every interval's index is written again, keeping a run
-  // of each interval in the whole shards' windows (the second writes replace the first).
+  // written counted them. Where one is, the index of every interval that left out a run of a
+  // whole shard's window is written again, keeping every run there (replacing the first).
   if (rule) {
     for (uint32_t q = 0; q < n; ++q) {
       uint64_t kept = 0;
@@ -346,11 +353,16 @@ DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from
       const uint64_t edges = from.Window(q, n).first_edge;
       written.whole[q] = edges > 0 && rule(q, kept, edges) ? 1 : 0;
     }
-    if (written.WholeCount() > 0) {
-      std::fill(holds.begin(), holds.end(), 1);
-      manifest.files.clear();
-      write_indexes();
+    std::vector<uint8_t> redo(n, 0);
+    for (uint32_t q = 0; q < n; ++q) {
+      if (!written.whole[q]) continue;
+      for (uint32_t r = 0; r < n; ++r) {
+        const uint64_t window = from.Window(q, r + 1).first_edge - from.Window(q, r).first_edge;
+        if (kept_edges[static_cast<size_t>(q) * n + r] < window) redo[r] = 2;
+      }
     }
+    for (uint32_t r = 0; r < n; ++r) holds[r] = holds[r] || redo[r] != 0;
+    write_indexes(redo);
   }
   // The shards: the kept runs' targets (and weights), window by window. A shard's runs are
   // read in one batch, then each of its columns under the kept runs (reads less than
