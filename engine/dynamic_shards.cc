@@ -158,19 +158,24 @@ void LinkFile(const ShardSet& from, const char* name, const std::string& dir) {
 }
 
 // Shard q's files of `from` (its targets, and weights where the set has them) hard-linked into
-// `dir` under the same names; false, and nothing left in `dir`, where one cannot be (another
-// file system): the caller writes them.
-bool LinkShard(const ShardSet& from, uint32_t q, const std::string& dir) {
+// `dir` under the same names, their manifest entries (from's) appended to `files`; false, and
+// nothing left in `dir`, where one cannot be (another file system): the caller writes them.
+bool LinkShard(const ShardSet& from, uint32_t q, const std::string& dir,
+               std::vector<ManifestFile>& files) {
   std::vector<std::string> linked;
+  std::vector<ManifestFile> entries;
   for (int c = 0; c < (from.weighted() ? 2 : 1); ++c) {
     const std::string name = ShardFileName(q, c == 0 ? ".adj" : ".val");
+    const ManifestFile* file = from.manifest().File(name);
     const std::string source = from.dir() + "/" + name, target = dir + "/" + name;
-    if (link(source.c_str(), target.c_str()) != 0) {
+    if (file == nullptr || link(source.c_str(), target.c_str()) != 0) {
       for (const std::string& made : linked) unlink(made.c_str());
       return false;
     }
     linked.push_back(target);
+    entries.push_back(*file);
   }
+  files.insert(files.end(), entries.begin(), entries.end());
   return true;
 }
 
@@ -395,14 +400,8 @@ DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from
       edges += kept_edges[static_cast<size_t>(q) * n + r];
     }
     total += edges;
-    if (written.whole[q] && LinkShard(from, q, dir)) {
+    if (written.whole[q] && LinkShard(from, q, dir, manifest.files)) {
       written.whole[q] = 2;
-      for (int c = 0; c < (from.weighted() ? 2 : 1); ++c) {
-        const std::string name = ShardFileName(q, c == 0 ? ".adj" : ".val");
-        const ManifestFile* file = from.manifest().File(name);
-        if (file == nullptr) throw Error(from.dir() + "/" + kManifestName, "does not list " + name);
-        add(name, file->size, file->digest);
-      }
       continue;
     }
     uint32_t first = n, last = 0;  // the windows that keep an edge: [first, last]
