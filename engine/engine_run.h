@@ -172,8 +172,8 @@ RunSummary Engine<Program>::Run() {
         if (dynamic_->whole_shards > 0 && options_.log) {
           options_.log(std::to_string(dynamic_->whole_shards) + " of " +
                        std::to_string(num_intervals()) +
-                       " shards of the dynamic set kept whole (reading the left-out edges "
-                       "costs less than writing the kept ones)");
+                       " shards of the dynamic set kept whole (--whole-shards " +
+                       std::string(TurnChoiceName(options_.whole)) + ")");
         }
         served_ = 0;
       }
