@@ -337,6 +337,16 @@ class Engine {
     message = program_.scatter(ctx, everyone ? VertexValue{} : old, value);
     return true;
   }
+  // The order in which p's turn folds its windows' messages into a vertex (docs/engine.md,
+  // "The order of the fold"): window (p, p)'s first, then window (p, r)'s by ascending r,
+  // each in shard order; f(r).
+  template <class F>
+  void ForEachWindowInFoldOrder(uint32_t p, F&& f) const {
+    f(p);
+    for (uint32_t r = 0; r < num_intervals(); ++r) {
+      if (r != p) f(r);
+    }
+  }
   // One pass over p's vertices: gather from the windows (p, r) that carry messages (`inner`:
   // from window (p, p) as p's previous pass wrote it), apply, and set message_. Returns the
   // number of vertices that changed.

@@ -17,16 +17,17 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
   auto weight = [weights](uint64_t edge) { return weights != nullptr ? weights[edge] : 1.0f; };
   const uint32_t* out_degrees = data.OutDegrees();
   const uint32_t* in_degrees = data.InDegrees();
-  const uint32_t n = num_intervals();
   std::vector<Source>& sources = sources_;
   sources.clear();
-  size_t own_source = SIZE_MAX;  // window (p, p) whole in sources, its runs searchable
+  bool own_runs = false;  // window (p, p) whole in sources (the first), its runs searchable
   if (!inner) {
-    for (uint32_t r = 0; r < n; ++r) {
+    // The order of the fold: window (p, p) first, then the others by ascending source
+    // (ForEachWindowInFoldOrder).
+    ForEachWindowInFoldOrder(p, [&](uint32_t r) {
       // A pulled window's messages were put in place whole (PullIn).
       const bool pulled = pull_in_ && pull_from_[r];
-      if (!transport_->Carries(p, r) && !pulled) continue;  // all identity
-      if (r == p && own_sorted_ && !transport_->Chunked()) own_source = sources.size();
+      if (!transport_->Carries(p, r) && !pulled) return;  // all identity
+      if (r == p && own_sorted_ && !transport_->Chunked()) own_runs = true;
       const EdgeValue* messages =
           reinterpret_cast<const EdgeValue*>(data.values.data() + transport_->WindowOffset(p, r));
       const uint64_t first = cur_->Window(p, r).first_edge;
@@ -37,7 +38,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       } else {
         sources.push_back({first, cur_->Window(p, r + 1).first_edge, messages});
       }
-    }
+    });
   }
   // An inner pass reads window (p, p) as p's previous pass wrote it, where only the edges of
   // that pass's senders (frontier_) can carry a message.
@@ -108,50 +109,45 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
         touched_[v] = 0;
         message_[v] = identity;
       }
-      // A turn by target (in_turn_): the other windows' messages from msgs_, each target's
-      // sources in earlier intervals before window (p, p)'s messages, those in later ones
-      // after (in_adjacency.h): shard order all the same.
-      auto by_target = [&](bool earlier) {
-        // The in-adjacency's sources in the other windows' places (in_section.h).
+      // A turn by target (in_turn_) takes the other windows' messages from msgs_ once the
+      // windows' gather has folded window (p, p)'s: each target's sources in one pass,
+      // ascending (in_adjacency.h), the order of the fold.
+      auto by_target = [&]<uint32_t W>() {
+        // The in-adjacency's sources in the other windows' places (in_section.h), W bytes each.
         const auto* cross = reinterpret_cast<const std::byte*>(targets);
         const InSection section = InSection::Of(*cur_, p, in_adj_->width());
         const EdgeValue* sent = msgs_.data();
-        auto source = [&](uint64_t i) { return section.Source(cross, i); };
-        // Each message is a miss (the sources are anywhere); an edge takes a few ns, a miss
-        // ~100: read that far ahead (24 edges ahead, the gather took 1.3x the CPU on R-MAT 22).
+        const EdgeValue none = identity;  // (a copy the loop keeps in a register)
+        const uint32_t mask = section.mask;
+        // Each message is a miss (the sources are anywhere): read 128 sources ahead (24 took
+        // 1.3x the CPU on R-MAT 22), on the targets after this one too.
         constexpr uint64_t kAhead = 128;
         const uint64_t last = in_now_[hi];
         for (uint32_t v = lo; v < hi; ++v) {
-          uint64_t i = in_now_[v];
-          const uint64_t end = in_now_[v + 1];
-          if (!earlier) {  // v's first source in a later interval
-            for (uint64_t j = end; i < j;) {
-              const uint64_t mid = i + (j - i) / 2;
-              if (source(mid) < begin) {
-                i = mid + 1;
-              } else {
-                j = mid;
-              }
-            }
-          }
           Accumulator a = acc_[v];
           uint64_t got = 0;
-          for (; i < end; ++i) {
-            const uint32_t s = source(i);
-            if (earlier && s >= begin) break;
-            if (i + kAhead < last) __builtin_prefetch(sent + source(i + kAhead));
-            const EdgeValue m = sent[s];
-            if (m == identity) continue;
-            a = program_.gather(a, m, 1.0f);
-            ++got;
+          for (uint64_t i = in_now_[v], end = in_now_[v + 1]; i < end;) {
+            // A piece on one side of window (p, p)'s places: one stride of W bytes.
+            const uint64_t piece =
+                i < section.own_first ? std::min(end, section.own_first) : end;
+            const std::byte* at = cross + section.CrossByte(i);
+            for (; i < piece; ++i, at += W) {
+              if (i + kAhead < last) __builtin_prefetch(sent + section.Source(cross, i + kAhead));
+              uint32_t s;
+              std::memcpy(&s, at, sizeof s);  // (the section holds the bytes after the last)
+              const EdgeValue m = sent[s & mask];
+              if (m == none) continue;
+              a = program_.gather(a, m, 1.0f);
+              ++got;
+            }
           }
           acc_[v] = a;
           if (got > 0) touched_[v] = 1;
           used += got;
         }
       };
-      if (in_turn_) by_target(true);
-      // Gather: this thread owns targets [lo, hi) and folds their in-edges in shard order.
+      // Gather: this thread owns targets [lo, hi) and folds their in-edges in the order of the
+      // fold (window (p, p)'s first).
       if (split) {
         if constexpr (SplitsGather<Program>()) {
           stray = std::min(stray, splitter_.Run(program_, sources, targets, weights, begin, count,
@@ -171,14 +167,12 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           ++used;
         };
         const std::span<const Source> all(sources);
-        if (own_source == SIZE_MAX) {
+        if (!own_runs) {
           stray = std::min(stray, ScanGather(all, targets, begin, count, lo, hi, identity, fold));
         } else {
           // Window (p, p) run by run, each searched for this thread's targets (own_sorted_);
-          // the windows before and after it scanned: shard order all the same.
-          stray = std::min(stray, ScanGather(all.first(own_source), targets, begin, count, lo, hi,
-                                             identity, fold));
-          const EdgeValue* messages = sources[own_source].messages;
+          // the windows after it scanned: the order of the fold all the same.
+          const EdgeValue* messages = sources.front().messages;
           for (uint32_t u = 0; u < count; ++u) {
             const auto [a, b] = TargetsWithin(targets + own_first, own_start_[u],
                                               own_start_[u + 1], begin + lo, begin + hi);
@@ -188,11 +182,18 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
               }
             }
           }
-          stray = std::min(stray, ScanGather(all.subspan(own_source + 1), targets, begin, count,
-                                             lo, hi, identity, fold));
+          stray = std::min(stray, ScanGather(all.subspan(1), targets, begin, count, lo, hi,
+                                             identity, fold));
         }
       }
-      if (in_turn_) by_target(false);
+      if (in_turn_) {
+        switch (in_adj_->width()) {
+          case 1: by_target.template operator()<1>(); break;
+          case 2: by_target.template operator()<2>(); break;
+          case 3: by_target.template operator()<3>(); break;
+          default: by_target.template operator()<4>(); break;
+        }
+      }
       if (logs_ && logs_->size(p) > 0) {
         // What push turns sent p (message_logs.h), after the windows' messages, in the order
         // it was sent: the same at any thread count. (Only unweighted use pushes.)

@@ -72,8 +72,8 @@ void Engine<Program>::ComputeStreamed(uint32_t p, uint32_t iteration) {
   Accumulator acc = Accumulator(identity);
   if constexpr (kAccumulation) acc = program_.extract(ctx, values[0]);
   bool touched = false;
-  for (uint32_t r = 0; r < n; ++r) {
-    if (!transport_->Carries(p, r)) continue;
+  ForEachWindowInFoldOrder(p, [&](uint32_t r) {
+    if (!transport_->Carries(p, r)) return;
     stats_.edges_loaded += cur_->Window(p, r + 1).first_edge - cur_->Window(p, r).first_edge;
     transport_->StreamIn(r, [&](const std::byte* bytes, const float* weights, uint64_t count) {
       for (uint64_t i = 0; i < count; ++i) {
@@ -86,7 +86,7 @@ void Engine<Program>::ComputeStreamed(uint32_t p, uint32_t iteration) {
         ++stats_.edges_used;
       }
     });
-  }
+  });
   const bool everyone = iteration == 0;
   bool changed = false;
   EdgeValue message = identity;

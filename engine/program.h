@@ -51,8 +51,9 @@
 // when at least one in-edge holds a value != identity(); an interval with no such vertex is not
 // loaded at all. The run stops when no edge carries a message, or after --iters iterations.
 //
-// Determinism: gather folds in-edges in increasing source order (and, for one source, in
-// target-then-input order), apply and scatter are per vertex; nothing depends on the thread
+// Determinism: gather folds a vertex's in-edges from its own interval first, then those from
+// the other intervals, each in increasing source order (and, for one source, in
+// target-then-input order); apply and scatter are per vertex; nothing depends on the thread
 // count. With asynchronous intervals (EngineOptions::max_inner_passes > 0, the default), the
 // messages of earlier vertices of the same sweep block (engine.h) are folded after those, in
 // sweep order. Iterations are asynchronous in the GraphChi sense: intervals are computed in order,
