@@ -95,8 +95,9 @@ void Engine<Program>::ChooseTurns(uint32_t iteration, bool shadow) {
     if (!columns_) columns_.emplace(*shard_io_, num_intervals(), column_bytes_);
   }
   SetOwnRunsOnly();
-  // (The first iteration's turns have nothing to take from msgs_.)
-  for (uint8_t& in : in_sources_) in = pull_ && iteration > 0;
+  // Pull turns and those of the iteration between take their messages by target where they
+  // can. (The first iteration's turns have nothing to take from msgs_.)
+  for (uint8_t& in : in_sources_) in = (pull_ || pull_later_) && iteration > 0;
 }
 
 template <GasProgram Program>

@@ -277,6 +277,41 @@ TEST_P(ShardReadsTest, PullTurnsByTargetGiveTheRanksOfTurnsByRuns) {
   }
 }
 
+// The iteration between pulling and pushing (docs/engine.md, "The iteration between") takes
+// its pulled messages by target too, where every other window's wait in the array: the same
+// ranks, bit for bit, as taking them from the runs. (Pushing is asked for in iterations 2-3,
+// 6-7, ...: 2 and 6 drain what the pull turns left.)
+TEST_P(ShardReadsTest, TheIterationBetweenPullingAndPushingGoesByTarget) {
+  if (TransportOf(GetParam()) == TransportChoice::kResident) return;  // (pulls nothing)
+  const ShardSet set = ShardInto(File("g.el"), File("pull"), 4);
+  std::vector<apps::PageRank::VertexValue> ranks[2];
+  for (const bool by_target : {false, true}) {
+    SCOPED_TRACE(by_target ? "by target" : "by runs");
+    EngineRun run = PullRun();
+    run.push = TurnChoice::kAuto;
+    run.push_log_bytes = 256 * 1024;
+    run.push_decides = [](uint32_t iteration) { return iteration % 4 >= 2; };
+    run.pull_by_target = by_target;
+    RunSummary summary;
+    std::vector<IterationStats> stats;
+    ranks[by_target] = RunProgram(set, apps::PageRank{}, run, &summary, &stats);
+    ASSERT_GT(stats.size(), 4u);
+    EXPECT_GT(stats[1].intervals_pulled, 0u);
+    EXPECT_EQ(stats[2].intervals_pulled, 0u);  // between
+    EXPECT_EQ(stats[2].intervals_pushed, 0u);
+    EXPECT_GT(stats[3].intervals_pushed, 0u);
+    if (by_target) {
+      EXPECT_GT(stats[1].intervals_by_target, 0u);
+      EXPECT_EQ(stats[2].intervals_by_target, stats[2].intervals_computed);  // not only the
+      // first turn, whose load the iteration before issued
+    } else {
+      EXPECT_EQ(summary.intervals_by_target, 0u);
+    }
+  }
+  ASSERT_EQ(ranks[0].size(), ranks[1].size());
+  for (size_t v = 0; v < ranks[0].size(); ++v) EXPECT_EQ(ranks[0][v].rank, ranks[1][v].rank) << v;
+}
+
 // Every vertex sends its id + 1 in the first iteration and, if it hears anything in the second,
 // its id + 1 + kAgain then, and folds what it hears into a hash that depends on the order.
 struct FoldOrder {
