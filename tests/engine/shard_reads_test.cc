@@ -302,8 +302,8 @@ TEST_P(ShardReadsTest, TheIterationBetweenPullingAndPushingGoesByTarget) {
     EXPECT_GT(stats[3].intervals_pushed, 0u);
     if (by_target) {
       EXPECT_GT(stats[1].intervals_by_target, 0u);
-      EXPECT_EQ(stats[2].intervals_by_target, stats[2].intervals_computed);  // not only the
-      // first turn, whose load the iteration before issued
+      // Every turn, not only the first, whose load the iteration before issued.
+      EXPECT_EQ(stats[2].intervals_by_target, stats[2].intervals_computed);
     } else {
       EXPECT_EQ(summary.intervals_by_target, 0u);
     }
@@ -312,8 +312,9 @@ TEST_P(ShardReadsTest, TheIterationBetweenPullingAndPushingGoesByTarget) {
   for (size_t v = 0; v < ranks[0].size(); ++v) EXPECT_EQ(ranks[0][v].rank, ranks[1][v].rank) << v;
 }
 
-// Every vertex sends its id + 1 in the first iteration and, if it hears anything in the second,
-// its id + 1 + kAgain then, and folds what it hears into a hash that depends on the order.
+// Every vertex sends its id + 1 in the first iteration and its id + 1 + kAgain at its second
+// apply (the first turn after that in which it hears anything), and folds what it hears into
+// a hash that depends on the order.
 struct FoldOrder {
   struct VertexValue {
     uint64_t hash = 0;
@@ -343,10 +344,9 @@ struct FoldOrder {
 // target or from the runs, as the windows do: in a turn, those of window (p, p) first, then
 // the other windows', each by ascending source. Without inner passes an iteration's turns
 // come in interval order, and what u sends in iteration i reaches v in v's turn of iteration
-// i where u's interval comes before v's, else in that of iteration i + 1: so a vertex's second
-// iteration folds all three kinds (its own interval's first messages, an earlier interval's
-// second ones, a later interval's first ones) and tells the order of the fold from ascending
-// source.
+// i where u's interval comes before v's, else in that of iteration i + 1: so a vertex's turn
+// after the first can fold messages of its own interval, an earlier and a later one (sent
+// again), which tells the order of the fold from ascending source.
 TEST_P(ShardReadsTest, PullTurnsFoldInTheOrderOfTheSources) {
   const bool pulls = TransportOf(GetParam()) != TransportChoice::kResident;  // (resident: never)
   const ShardSet set = ShardInto(File("g.el"), File("pull"), 4);
@@ -361,28 +361,34 @@ TEST_P(ShardReadsTest, PullTurnsFoldInTheOrderOfTheSources) {
     while (v >= set.interval_end(p)) ++p;
     return p;
   };
-  // The schedule above, turn by turn: sent[i][u], what u sent in iteration i (0: nothing).
-  constexpr int kIterations = 4;
-  std::vector<std::vector<uint32_t>> sent(kIterations, std::vector<uint32_t>(g.num_vertices));
+  // The schedule above, turn by turn, until an iteration sends nothing: sent[i][u], what u
+  // sent in iteration i (0: nothing).
+  std::vector<std::vector<uint32_t>> sent;
   std::vector<FoldOrder::VertexValue> expected(g.num_vertices);
-  bool three_kinds = false;  // some turn folds all three kinds of messages
-  for (int i = 0; i < kIterations; ++i) {
+  bool three_kinds = false;  // some turn folds its own interval's, an earlier's and a later's
+  for (size_t i = 0; i == 0 || std::any_of(sent[i - 1].begin(), sent[i - 1].end(),
+                                           [](uint32_t m) { return m != 0; });
+       ++i) {
+    ASSERT_LT(i, 64u);
+    sent.emplace_back(g.num_vertices, 0);
     for (uint32_t v = 0; v < g.num_vertices; ++v) {
       const uint32_t p = interval(v);
       std::vector<uint32_t> own, other;
+      bool earlier = false, later = false;
       std::sort(in[v].begin(), in[v].end());
       for (const uint32_t u : in[v]) {
         const uint32_t q = interval(u);
         const uint32_t m = q < p ? sent[i][u] : i > 0 ? sent[i - 1][u] : 0;
-        if (m != 0) (q == p ? own : other).push_back(m);
+        if (m == 0) continue;
+        (q == p ? own : other).push_back(m);
+        earlier |= q < p;
+        later |= q > p;
       }
       if (i > 0 && own.empty() && other.empty()) continue;  // not applied
       uint64_t hash = expected[v].hash;
       for (const uint32_t m : own) hash = FoldOrder::Fold(hash, m);
       for (const uint32_t m : other) hash = FoldOrder::Fold(hash, m);
-      three_kinds |= !own.empty() && std::any_of(other.begin(), other.end(), [](uint32_t m) {
-        return m > FoldOrder::kAgain;
-      }) && std::any_of(other.begin(), other.end(), [](uint32_t m) { return m < FoldOrder::kAgain; });
+      three_kinds |= !own.empty() && earlier && later;
       expected[v] = {hash, expected[v].applied + 1};
       if (i == 0 || expected[v].applied == 2) {
         sent[i][v] = v + 1 + (expected[v].applied == 2 ? FoldOrder::kAgain : 0);
