@@ -112,13 +112,13 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
       // A turn by target (in_turn_) takes the other windows' messages from msgs_ once the
       // windows' gather has folded window (p, p)'s: each target's sources in one pass,
       // ascending (in_adjacency.h), the order of the fold.
-      auto by_target = [&]<uint32_t W>() {
-        // The in-adjacency's sources in the other windows' places (in_section.h), W bytes each.
+      auto by_target = [&] {
+        // The in-adjacency's sources in the other windows' places (in_section.h).
         const auto* cross = reinterpret_cast<const std::byte*>(targets);
         const InSection section = InSection::Of(*cur_, p, in_adj_->width());
         const EdgeValue* sent = msgs_.data();
         const EdgeValue none = identity;  // (a copy the loop keeps in a register)
-        const uint32_t mask = section.mask;
+        const uint32_t mask = section.mask, width = section.width;
         // Each message is a miss (the sources are anywhere): read 128 sources ahead (24 took
         // 1.3x the CPU on R-MAT 22), on the targets after this one too.
         constexpr uint64_t kAhead = 128;
@@ -127,11 +127,11 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
           Accumulator a = acc_[v];
           uint64_t got = 0;
           for (uint64_t i = in_now_[v], end = in_now_[v + 1]; i < end;) {
-            // A piece on one side of window (p, p)'s places: one stride of W bytes.
+            // A piece on one side of window (p, p)'s places: one stride.
             const uint64_t piece =
                 i < section.own_first ? std::min(end, section.own_first) : end;
             const std::byte* at = cross + section.CrossByte(i);
-            for (; i < piece; ++i, at += W) {
+            for (; i < piece; ++i, at += width) {
               if (i + kAhead < last) __builtin_prefetch(sent + section.Source(cross, i + kAhead));
               uint32_t s;
               std::memcpy(&s, at, sizeof s);  // (the section holds the bytes after the last)
@@ -186,14 +186,7 @@ uint64_t Engine<Program>::Pass(uint32_t p, uint32_t iteration, const IntervalDat
                                              identity, fold));
         }
       }
-      if (in_turn_) {
-        switch (in_adj_->width()) {
-          case 1: by_target.template operator()<1>(); break;
-          case 2: by_target.template operator()<2>(); break;
-          case 3: by_target.template operator()<3>(); break;
-          default: by_target.template operator()<4>(); break;
-        }
-      }
+      if (in_turn_) by_target();
       if (logs_ && logs_->size(p) > 0) {
         // What push turns sent p (message_logs.h), after the windows' messages, in the order
         // it was sent: the same at any thread count. (Only unweighted use pushes.)
