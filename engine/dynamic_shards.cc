@@ -295,9 +295,28 @@ DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from
   // Writes the index of every interval r with redo[r] (a whole shard's windows keep every
   // run), and counts each of its windows' kept runs and edges.
   std::vector<size_t> entry(n);  // interval r's index in manifest.files
+  // The index of an interval without a kept source (every window empty) is the same bytes
+  // for every such interval: written once, then linked under the others' names (a link costs
+  // far less than creating a file: edge_value_files.cc).
+  std::string empty_index;  // its first path
+  ManifestFile empty_entry;
+  std::vector<uint8_t> linked(n, 0);
   auto write_indexes = [&](const std::vector<uint8_t>& redo) {
     for (uint32_t r = 0; r < n; ++r) {
       if (!redo[r]) continue;
+      const std::string name = ScatterIndexName(r), path = dir + "/" + name;
+      if (linked[r] || (redo[r] == 2 && path == empty_index)) {
+        // Written again below as a file of its own, the links to it left as they are.
+        unlink(path.c_str());
+        linked[r] = 0;
+        if (path == empty_index) empty_index.clear();
+      } else if (!holds[r] && !empty_index.empty() &&
+                 link(empty_index.c_str(), path.c_str()) == 0) {
+        linked[r] = 1;  // (its windows keep no run: kept_runs and kept_edges stay 0)
+        entry[r] = manifest.files.size();
+        add(name, empty_entry.size, empty_entry.digest);
+        continue;
+      }
       for (auto& bytes : packed) bytes.clear();
       offsets[0] = 8 * (uint64_t{n} + 1);
       if (holds[r]) {
@@ -333,8 +352,7 @@ DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from
         const uint64_t origin = offsets[q];
         for (; q < piece(k + 1); ++q) offsets[q + 1] = holds[r] ? origin + offsets[q + 1] : origin;
       }
-      const std::string name = ScatterIndexName(r);
-      HashingWriter w(io, dir + "/" + name, FileKind::kDynamic, &buffers);
+      HashingWriter w(io, path, FileKind::kDynamic, &buffers);
       w.Write(offsets.data(), offsets.size() * sizeof(uint64_t));
       for (const auto& bytes : packed) w.Write(bytes.data(), bytes.size());
       const uint64_t size = ShardAlignUp(w.position());
@@ -342,6 +360,10 @@ DynamicSetWritten WriteDynamicSet(IoBackend& io, const ShardSet& from, bool from
       if (redo[r] == 1) {  // the first write
         entry[r] = manifest.files.size();
         add(name, size, digest);
+        if (!holds[r] && empty_index.empty()) {
+          empty_index = path;
+          empty_entry = manifest.files.back();
+        }
       } else {
         manifest.files[entry[r]] = ManifestFile{name, size, digest};
       }

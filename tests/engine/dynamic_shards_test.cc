@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -14,6 +15,7 @@
 #include "apps/programs/pagerank.h"
 #include "apps/programs/shortest_paths.h"
 #include "engine/dynamic_shards.h"
+#include "engine/edge_value_files.h"
 #include "engine_test_util.h"
 #include "loaders/edge_list_writer.h"
 #include "loaders/rmat.h"
@@ -495,6 +497,101 @@ TEST_F(DynamicShardsTest, ShardsKeptWholeAreTheStaticShardsLinked) {
   for (int c = 0; c < 2; ++c) EXPECT_EQ(ShardColumn(out, 1, c), ShardColumn(set, 1, c));
   for (uint32_t r = 0; r < n; ++r) {
     EXPECT_EQ(WindowRuns(out, 1, r).size(), WindowRuns(set, 1, r).size()) << "window " << r;
+  }
+}
+
+// Files of nothing are linked, not created (creating a file costs far more than a link):
+// the scatter indexes of intervals without a kept source are one file, as are the edge value
+// files of shards without an edge. A shard kept whole gives such an index runs again: it is
+// then written as a file of its own, and the links to the first one stay its bytes. Edge
+// value files made again in the same directory for another set are files of their own.
+TEST_F(DynamicShardsTest, FilesOfNothingAreOneFileLinked) {
+  const std::string path = RmatFile(10, 4);
+  const ShardSet set = ShardInto(path, dir().string() + "/rmat.shards", 6);
+  const uint32_t n = set.num_intervals();
+  ASSERT_GE(n, 4u);
+  // One source of interval 0 with one or two out-edges: the shards of its targets alone
+  // hold an edge.
+  const Csr csr = LoadCsr(path);
+  std::vector<uint8_t> flags(set.manifest().num_vertices, 0);
+  for (VertexId u = set.interval_begin(0); u < set.interval_end(0); ++u) {
+    const uint64_t degree = csr.offsets[u + 1] - csr.offsets[u];
+    if (degree == 1 || degree == 2) {
+      flags[u] = 1;
+      break;
+    }
+  }
+  ASSERT_EQ(std::count(flags.begin(), flags.end(), 1), 1);
+  const KeptSources keep{flags};
+  auto inode = [](const std::string& file) {
+    struct stat st {};
+    EXPECT_EQ(stat(file.c_str(), &st), 0) << file;
+    return st.st_ino;
+  };
+  const std::unique_ptr<IoBackend> io = IoBackend::Create(IoOptions{});
+  for (bool whole : {false, true}) {
+    SCOPED_TRACE(whole ? "shard 1 kept whole" : "no shard kept whole");
+    const std::string dynamic = dir().string() + (whole ? "/whole" : "/kept");
+    std::filesystem::create_directory(dynamic);
+    const WholeShardRule rule = [&](uint32_t q, uint64_t, uint64_t) { return whole && q == 1; };
+    WriteDynamicSet(*io, set, false, keep, dynamic, 2, rule);
+    const ShardSet out = ShardSet::Open(dynamic);  // every file's digest checked
+    std::vector<uint32_t> empty;  // intervals whose index holds no run
+    for (uint32_t r = 0; r < n; ++r) {
+      bool none = true;
+      for (uint32_t q = 0; q < n; ++q) {
+        std::vector<SourceRun> expected;
+        for (const SourceRun& run : WindowRuns(set, q, r)) {
+          if ((whole && q == 1) || keep(run.source)) expected.push_back(run);
+        }
+        const std::vector<SourceRun> runs = WindowRuns(out, q, r);
+        ASSERT_EQ(runs.size(), expected.size()) << "window (" << q << ", " << r << ")";
+        for (size_t k = 0; k < runs.size(); ++k) {
+          EXPECT_EQ(runs[k].source, expected[k].source);
+          EXPECT_EQ(runs[k].count, expected[k].count);
+        }
+        none = none && runs.empty();
+      }
+      if (none) empty.push_back(r);
+    }
+    if (whole) {
+      // Shard 1 holds runs from every interval here: no index is empty, and none shares a file.
+      ASSERT_TRUE(empty.empty());
+      for (uint32_t r = 1; r < n; ++r) {
+        EXPECT_NE(inode(out.ScatterIndexPath(r)), inode(out.ScatterIndexPath(r - 1)));
+      }
+    } else {
+      ASSERT_EQ(empty.size(), n - 1);  // every interval but 0
+      for (uint32_t r : empty) {
+        EXPECT_EQ(inode(out.ScatterIndexPath(r)), inode(out.ScatterIndexPath(empty[0])));
+      }
+      EXPECT_NE(inode(out.ScatterIndexPath(0)), inode(out.ScatterIndexPath(empty[0])));
+    }
+
+    // The edge value files: those of shards without an edge share one file of no bytes.
+    const std::string work = dynamic + "/work";
+    std::filesystem::create_directory(work);
+    auto edges_path = [&](uint32_t q) { return work + "/" + NumberedFileName("edges", q, ".val"); };
+    {
+      const EdgeValueFiles values(*io, out, work, 4);
+      std::vector<uint32_t> none;
+      for (uint32_t q = 0; q < n; ++q) {
+        EXPECT_EQ(std::filesystem::file_size(edges_path(q)), AlignUp(values.FileBytes(q)));
+        if (out.Window(q, n).first_edge == 0) none.push_back(q);
+      }
+      ASSERT_FALSE(none.empty());
+      ASSERT_LT(none.size(), n);
+      for (uint32_t q = 0; q < n; ++q) {
+        const bool linked = std::find(none.begin(), none.end(), q) != none.end();
+        EXPECT_EQ(inode(edges_path(q)) == inode(edges_path(none[0])), linked) << "shard " << q;
+      }
+    }
+    const EdgeValueFiles again(*io, set, work, 4);  // every shard has edges
+    for (uint32_t q = 0; q < n; ++q) {
+      ASSERT_GT(again.FileBytes(q), 0u);
+      EXPECT_EQ(std::filesystem::file_size(edges_path(q)), AlignUp(again.FileBytes(q))) << "shard " << q;
+      if (q > 0) EXPECT_NE(inode(edges_path(q)), inode(edges_path(q - 1)));
+    }
   }
 }
 
