@@ -589,7 +589,8 @@ TEST_F(DynamicShardsTest, FilesOfNothingAreOneFileLinked) {
     const EdgeValueFiles again(*io, set, work, 4);  // every shard has edges
     for (uint32_t q = 0; q < n; ++q) {
       ASSERT_GT(again.FileBytes(q), 0u);
-      EXPECT_EQ(std::filesystem::file_size(edges_path(q)), AlignUp(again.FileBytes(q))) << "shard " << q;
+      EXPECT_EQ(std::filesystem::file_size(edges_path(q)), AlignUp(again.FileBytes(q)))
+          << "shard " << q;
       if (q > 0) EXPECT_NE(inode(edges_path(q)), inode(edges_path(q - 1)));
     }
   }
