@@ -14,9 +14,9 @@ EdgeValueFiles::EdgeValueFiles(IoBackend& io, const ShardSet& set, const std::st
   offsets_.resize(static_cast<size_t>(p_count) * (p_count + 1));
   files_.reserve(p_count);
   // The files of shards without edges are one empty file, linked under each name: creating a
-  // file costs more than linking one (0.1-0.3 ms of kernel time a file on the VMs of
-  // bench/RESULTS.md), and a dynamic set has many such shards. (Each name is removed first:
-  // no file a link shares is truncated by a later create.)
+  // file costs far more than linking one (bench/RESULTS.md, "Files of nothing linked"), and a
+  // dynamic set has many such shards. (Each name is removed first: no file a link shares is
+  // truncated by a later create.)
   std::string empty;  // the first such file
   for (uint32_t p = 0; p < p_count; ++p) {
     const std::string path = dir + "/" + NumberedFileName("edges", p, ".val");
