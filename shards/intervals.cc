@@ -22,8 +22,8 @@ uint64_t CostOf(const IntervalCosts& c, uint64_t out, uint64_t in, uint64_t vert
 }
 
 // The units being planned: `count` of them, unit k with out[k] out-edges, in[k] in-edges and
-// ids [first_id(k), first_id(k + 1)) — vertices (Degree uint32_t, shift 0) or blocks of
-// 2^shift ids (uint64_t sums).
+// ids [first_id(k), first_id(k + 1)) — vertices (Degree uint32_t, shift 0), blocks of
+// 2^shift ids (uint64_t sums), or the intervals of a set already cut (`cut`, its bounds).
 template <class Degree>
 struct Units {
   uint64_t count;
@@ -31,7 +31,10 @@ struct Units {
   int shift;
   uint64_t n;  // ids in all
   uint64_t stream_above = UINT64_MAX;  // a vertex costing more is streamed
-  uint64_t first_id(uint64_t k) const { return std::min(k << shift, n); }
+  std::span<const uint32_t> cut = {};  // when not empty: unit k is ids [cut[k], cut[k + 1])
+  uint64_t first_id(uint64_t k) const {
+    return cut.empty() ? std::min(k << shift, n) : cut[k];
+  }
   uint64_t vertices(uint64_t k) const { return first_id(k + 1) - first_id(k); }
   // A unit of one vertex whose interval alone would cost more than stream_above is streamed
   // (kStreamBufferBytes): an interval of its own, whose cost is what sharding holds of it —
@@ -397,6 +400,20 @@ std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_
     plan.rule += "; cut at multiples of " + std::to_string(uint64_t{1} << unit_shift) + " ids";
   }
   return plan;
+}
+
+uint64_t EngineBytesOfCut(std::span<const uint32_t> bounds,
+                          std::span<const uint64_t> out_edges,
+                          std::span<const uint64_t> in_edges, uint64_t memory_bytes,
+                          const IntervalCosts& costs, bool weighted) {
+  const uint64_t p = bounds.size() - 1;
+  Units<uint64_t> u{p, out_edges, in_edges, 0, bounds.back()};
+  u.cut = bounds;
+  const uint64_t fixed = EngineFixedBytes(p);
+  u.stream_above = memory_bytes > fixed ? memory_bytes - fixed : 0;
+  std::vector<uint64_t> cuts(p + 1);
+  for (uint64_t k = 0; k <= p; ++k) cuts[k] = k;
+  return BoundOf(u, Charged(costs, weighted, p), cuts).engine_bytes;
 }
 
 }  // namespace needle

@@ -15,6 +15,7 @@
 #include "base/unique_fd.h"
 #include "io/io_backend.h"
 #include "shards/hashing_writer.h"
+#include "shards/intervals.h"
 #include "shards/run_codec.h"
 #include "shards/set_lock.h"
 
@@ -213,6 +214,19 @@ std::string ShardSet::ValuesPath(uint32_t shard) const {
 std::string ShardSet::DegreesPath() const { return dir_ + "/" + kDegreesName; }
 std::string ShardSet::ScatterIndexPath(uint32_t interval) const {
   return dir_ + "/" + ScatterIndexName(interval);
+}
+
+uint64_t ShardSet::EngineBytes(uint64_t memory_bytes) const {
+  const uint32_t n = num_intervals();
+  std::vector<uint64_t> out(n, 0), in(n, 0);
+  for (uint32_t p = 0; p < n; ++p) {
+    in[p] = Window(p, n).first_edge - Window(p, 0).first_edge;
+    for (uint32_t r = 0; r < n; ++r) {
+      out[r] += Window(p, r + 1).first_edge - Window(p, r).first_edge;
+    }
+  }
+  return EngineBytesOfCut(manifest_.bounds, out, in, memory_bytes, manifest_.choices.costs,
+                          weighted());
 }
 
 uint64_t ShardSet::BytesOf(const std::string& suffix) const {

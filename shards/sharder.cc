@@ -764,8 +764,7 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
     ShardSet existing = ShardSet::Open(dir, /*verify_digests=*/false);
     const ShardingChoices built = existing.manifest().choices;  // a copy: existing is reopened
     // With room for dynamic shards, the set must have been planned for --memory less what its
-    // own largest interval needs beside it (as a fresh one is), or for less still
-    // (reuse_smaller_budget).
+    // own largest interval needs beside it (as a fresh one is), or fit that (reuse_other_budget).
     ShardOptions wanted = options;
     if (options.dynamic_message_bytes > 0) {
       uint64_t largest = 0;
@@ -781,14 +780,18 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
         InputDifference(existing.manifest().input, fingerprint, options.read.format);
     *reason = input_reason;
     if (reason->empty()) *reason = Sharder::Choices(wanted).DifferenceFrom(built);
-    bool smaller_budget = false;
-    if (!reason->empty() && options.reuse_smaller_budget &&
-        built.memory_bytes < wanted.memory_bytes && input_reason.empty()) {
+    // Planned for another budget (reuse_other_budget): a smaller one's intervals fit this one;
+    // a larger one's where the engine's bound for them does (a default --memory, 3/4 of what
+    // is available, moves by a few MiB between runs).
+    bool other_budget = false;
+    if (!reason->empty() && options.reuse_other_budget && input_reason.empty()) {
       ShardingChoices same_budget = Sharder::Choices(wanted);
       same_budget.memory_bytes = built.memory_bytes;
-      smaller_budget = same_budget.DifferenceFrom(built).empty();
+      other_budget = same_budget.DifferenceFrom(built).empty() &&
+                     (built.memory_bytes < wanted.memory_bytes ||
+                      existing.EngineBytes(wanted.memory_bytes) <= wanted.memory_bytes);
     }
-    if (!reason->empty() && !smaller_budget) return std::nullopt;
+    if (!reason->empty() && !other_budget) return std::nullopt;
     existing = ShardSet::Open(dir, /*verify_digests=*/true);
     ShardReport report;
     report.dir = dir;
@@ -796,11 +799,13 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
     report.manifest = existing.manifest();
     report.plan.bounds = existing.manifest().bounds;
     if (options.keep_open) report.set.emplace(std::move(existing));
-    if (options.log && smaller_budget) {
+    if (options.log && other_budget) {
+      const bool smaller = built.memory_bytes < wanted.memory_bytes;
       options.log("reusing the shard set in " + dir + ": it was planned for --memory " +
                   FormatMiB(built.memory_bytes) +
                   ", and its intervals fit this budget too (resharding for this "
-                  "budget, 'needle shard --force', would make fewer, larger ones)");
+                  "budget, 'needle shard --force', would make " +
+                  (smaller ? "fewer, larger" : "more, smaller") + " ones)");
     } else if (options.log) {
       options.log("reusing the shard set in " + dir + " (it matches the input and options)");
     }

@@ -57,10 +57,12 @@ struct ShardOptions {
   // on (no other sharder can replace it before the caller runs on it); the lock lasts as long
   // as that ShardSet.
   bool keep_open = false;
-  // Also reuse a set that matches but was planned for a smaller --memory: its intervals fit
-  // this budget as well (more, smaller ones than a fresh plan would make). `needle run` does;
-  // `needle shard`, asked to plan for a budget, does not.
-  bool reuse_smaller_budget = false;
+  // Also reuse a set that matches but was planned for another --memory, where its intervals
+  // fit this budget: always for a smaller one (they are more, smaller ones than a fresh plan
+  // would make), for a larger one where the engine's bound for them is within this budget
+  // (EngineBytesOfCut: fewer, larger ones). `needle run` does, whose default --memory moves
+  // with what is available; `needle shard`, asked to plan for a budget, does not.
+  bool reuse_other_budget = false;
   int threads = 0;  // 0: OpenMP default
   // Backend for writing the shard files, O_DIRECT by default where the file system allows it:
   // they are written once and fsynced, so the page cache would only add a copy of each byte.
@@ -68,7 +70,7 @@ struct ShardOptions {
   // Room for dynamic shards (0: none): the width of the program's messages. The intervals are
   // planned for --memory less DynamicShardBytes (intervals.h) of the plan's own largest
   // interval, and the set records that budget (so a run of the full --memory reuses it too:
-  // reuse_smaller_budget).
+  // reuse_other_budget).
   uint64_t dynamic_message_bytes = 0;
   // Other shard sets of this input to reuse, in order, before building at out_dir: the first
   // that matches the input and these options (as the set at out_dir would have to) is

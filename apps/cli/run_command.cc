@@ -65,7 +65,7 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
   shard.out_dir = ShardsPrefix(c.input, c.shards_dir, c.say) + suffix;
   shard.io = io;
   shard.io.direct = ToCachePolicy(c.cache).direct_shard_writes;  // see AddCacheOptions
-  shard.reuse_smaller_budget = true;
+  shard.reuse_other_budget = true;
   // With --shards-dir the user said where the set is: only there. Without, next to GRAPH (when
   // the set goes to the cache), then where needle shard --out or --shards-dir put one.
   if (c.shards_dir.empty()) {

@@ -591,7 +591,9 @@ TEST_F(DynamicShardsTest, FilesOfNothingAreOneFileLinked) {
       ASSERT_GT(again.FileBytes(q), 0u);
       EXPECT_EQ(std::filesystem::file_size(edges_path(q)), AlignUp(again.FileBytes(q)))
           << "shard " << q;
-      if (q > 0) EXPECT_NE(inode(edges_path(q)), inode(edges_path(q - 1)));
+      if (q > 0) {
+        EXPECT_NE(inode(edges_path(q)), inode(edges_path(q - 1)));
+      }
     }
   }
 }

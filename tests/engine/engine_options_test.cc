@@ -57,6 +57,8 @@ TEST_F(EngineOptionsTest, SetsCutForABudgetRunWithinIt) {
       SCOPED_TRACE(report.plan.rule);
       ASSERT_GT(report.manifest.num_intervals(), 1u);
       const ShardSet set = ShardSet::Open(o.out_dir);
+      // The bound of the set's own cut is the plan's (what needle run's reuse asks).
+      EXPECT_EQ(set.EngineBytes(o.memory_bytes), report.plan.engine_bytes);
       for (const bool direct : {true, false}) {
         EngineOptions options;
         options.memory_bytes = o.memory_bytes;

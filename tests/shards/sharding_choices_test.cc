@@ -573,7 +573,7 @@ TEST_F(ChoicesReuseTest, SmallerBudgetSetIsReusedForALargerOneWhenAsked) {
   const auto before = testing::StampsOf(File("set"));
   ShardOptions larger = options_;
   larger.memory_bytes = options_.memory_bytes * 2;
-  larger.reuse_smaller_budget = true;
+  larger.reuse_other_budget = true;
   std::vector<std::string> log;
   larger.log = [&](const std::string& line) { log.push_back(line); };
   const ShardReport reused = ShardGraph(input_.path, larger);
@@ -588,12 +588,42 @@ TEST_F(ChoicesReuseTest, SmallerBudgetSetIsReusedForALargerOneWhenAsked) {
   larger.costs = kCosts;
   EXPECT_FALSE(ShardGraph(input_.path, larger).reused);  // the costs differ from the set now there
 
-  ShardOptions smaller = options_;  // planned for half of the set there now: rebuilt
-  smaller.reuse_smaller_budget = true;
-  EXPECT_NE(Rebuilt(smaller).find("--memory"), std::string::npos);
-  ShardOptions plain = options_;
-  plain.memory_bytes = options_.memory_bytes * 2;
+  // Half the budget of the set there now, whose two intervals (asked) fit it as well: reused
+  // (LargerBudgetSetIsReusedWhereItsIntervalsFit has intervals that do not fit).
+  ShardOptions smaller = options_;
+  smaller.reuse_other_budget = true;
+  EXPECT_TRUE(ShardGraph(input_.path, smaller).reused);
+  ShardOptions plain = options_;  // without the option another budget always rebuilds
   EXPECT_NE(Rebuilt(plain).find("--memory"), std::string::npos);
+}
+
+// A set planned for a larger budget is reused for a smaller one where the engine's bound for
+// its intervals fits (a default --memory moves between runs), and rebuilt where it does not.
+TEST_F(ChoicesReuseTest, LargerBudgetSetIsReusedWhereItsIntervalsFit) {
+  options_.intervals = 0;  // the fewest that fit: a smaller budget cuts more
+  Rebuilt(options_);
+  ASSERT_GT(ManifestOf(File("set")).intervals.size(), 1u);
+  const uint64_t planned = options_.memory_bytes;
+  const uint64_t bound = ShardSet::Open(File("set"), false).EngineBytes(planned);
+  ASSERT_LE(bound, planned);
+  const auto before = testing::StampsOf(File("set"));
+  ShardOptions tighter = options_;
+  tighter.reuse_other_budget = true;
+  tighter.memory_bytes = bound;
+  std::vector<std::string> log;
+  tighter.log = [&](const std::string& line) { log.push_back(line); };
+  const ShardReport reused = ShardGraph(input_.path, tighter);
+  EXPECT_TRUE(reused.reused);
+  EXPECT_EQ(reused.manifest.choices.memory_bytes, planned);
+  EXPECT_EQ(testing::StampsOf(File("set")), before);
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(log.back().find("would make more, smaller ones"), std::string::npos) << log.back();
+
+  tighter.memory_bytes = bound - 1;  // the largest interval no longer fits beside the rest
+  EXPECT_NE(Rebuilt(tighter).find("planned for --memory"), std::string::npos);
+  EXPECT_EQ(ManifestOf(File("set")).values.at("memory"), std::to_string(bound - 1));
+  ShardOptions plain = options_;  // without the option another budget always rebuilds
+  EXPECT_NE(Rebuilt(plain).find("planned for --memory"), std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------------
