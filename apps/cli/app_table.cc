@@ -13,13 +13,13 @@ namespace {
 
 constexpr App kApps[] = {
     {"pagerank", "PageRank, unnormalised, damping 0.85 (ranks start at 0.15)",
-     /*symmetrize=*/false, /*takes_sources=*/false,
+     /*symmetrize=*/false, /*takes_sources=*/false, /*takes_tolerance=*/true,
      SplitsGather<apps::PageRank>(), nullptr, &RunPageRank},
     {"cc", "connected components, edges followed both ways (label: smallest id)",
-     /*symmetrize=*/true, /*takes_sources=*/false,
+     /*symmetrize=*/true, /*takes_sources=*/false, /*takes_tolerance=*/false,
      SplitsGather<apps::ConnectedComponents>(), nullptr, &RunComponents},
     {"mssp", "shortest paths from up to 32 sources (non-negative weights, 1 when unweighted)",
-     /*symmetrize=*/false, /*takes_sources=*/true,
+     /*symmetrize=*/false, /*takes_sources=*/true, /*takes_tolerance=*/false,
      SplitsGather<apps::ShortestPaths<1>>(), &ShortestPathsNeeds, &RunShortestPaths},
 };
 

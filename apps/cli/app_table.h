@@ -31,6 +31,7 @@ struct App {
   const char* summary;  // one line, for --help
   bool symmetrize;      // follows every edge both ways: its shard set is symmetrised
   bool takes_sources;   // --sources / --num-sources
+  bool takes_tolerance;  // --tolerance
   bool splits_gather;   // its program allows --gather split (SplitsGather, split_gather.h)
   // nullptr: the sharder's default costs and directory.
   ShardNeeds (*shard_needs)(const RunConfig& c);

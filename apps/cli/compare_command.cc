@@ -32,6 +32,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/compare_plot.h"
 #include "apps/cli/memory_option.h"
+#include "apps/cli/option_effects.h"
 #include "base/error.h"
 #include "engine/engine_options.h"
 #include "io/output_file.h"
@@ -159,12 +160,35 @@ int RunCompare(const std::vector<std::string>& args) {
   if (modes.empty() || modes[0] != "static") {
     throw UsageError("--modes must start with static (the others are compared with it)");
   }
+  std::vector<ShardMode> shard_modes;  // what each run's --mode is
   for (const std::string& m : modes) {
-    if (m == "pages" || m == "push" || m == "pull") continue;
+    if (m == "pages" || m == "push" || m == "pull") {
+      shard_modes.push_back(ShardMode::kStatic);
+      continue;
+    }
     try {
-      ParseShardMode(m);
+      shard_modes.push_back(ParseShardMode(m));
     } catch (const std::invalid_argument& e) {
       throw UsageError("--modes: " + m + " " + e.what());
+    }
+  }
+  // An option that none of the runs uses is said once here (each run's log says it too).
+  const App& app = *FindApp(c.app);
+  for (const std::string_view option : kModalOptions) {
+    if (c.pass.count(std::string(option)) == 0) continue;
+    std::string why = AppIgnores(app, option);
+    if (!why.empty()) {
+      std::fprintf(stderr, "note: --%s has no effect on %s: %s\n", std::string(option).c_str(),
+                   app.name, why.c_str());
+      continue;
+    }
+    for (const ShardMode mode : shard_modes) {
+      why = ModeIgnores(mode, option);
+      if (why.empty()) break;
+    }
+    if (!why.empty()) {
+      std::fprintf(stderr, "note: --%s has no effect in any of --modes %s: %s\n",
+                   std::string(option).c_str(), c.modes.c_str(), why.c_str());
     }
   }
   std::optional<OutputFile> json, csv, plot;

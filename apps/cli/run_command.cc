@@ -14,6 +14,7 @@
 #include "apps/cli/cli_common.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/memory_option.h"
+#include "apps/cli/option_effects.h"
 #include "apps/cli/run_config.h"
 #include "apps/cli/sharding.h"
 #include "shards/shard_set.h"
@@ -368,6 +369,13 @@ int RunRun(const std::vector<std::string>& args) {
     throw UsageError(std::string("--whole-shards ") + e.what());
   }
   engine.delay_buffer_bytes = c.delay_buffer.bytes;
+  // Options given that this app or mode ignores: said (option_effects.h).
+  for (const std::string_view option : kModalOptions) {
+    const auto it = given->find(std::string(option));
+    if (it == given->end() || it->second.defaulted()) continue;
+    const std::string note = UnusedOptionNote(*app, engine.mode, option);
+    if (!note.empty()) std::fprintf(c.say, "%s\n", note.c_str());
+  }
   std::FILE* say = c.say;
   engine.log = [say](const std::string& line) {
     std::fprintf(say, "%s\n", line.c_str());

@@ -216,5 +216,41 @@ TEST_F(RunCliTest, DynamicModesShardWithRoomForTheirBuffers) {
   EXPECT_NE(r.err.find("dynamic shards need for 131072 vertices"), std::string::npos) << r.err;
 }
 
+// An option the app or the mode ignores is said in a note (not refused: compare passes one
+// set of options to every mode); options left at their defaults, or that apply, are not.
+TEST_F(RunCliTest, OptionsTheRunIgnoresAreSaid) {
+  const std::string input = ShellQuote(Graph("g.txt", "0 1\n1 2\n2 0\n2 3\n3 4\n4 1\n"));
+  const std::string shadow = "note: --shadow-below has no effect with --mode static";
+  const std::string whole = "note: --whole-shards has no effect with --mode static";
+  Result r = Needle("run pagerank " + input +
+                    " --mode static --shadow-below 0.1 --whole-shards never -o /dev/null");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(shadow), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(whole), std::string::npos) << r.out;
+  r = Needle("run pagerank " + input + " --mode static --shad 0.1 -o /dev/null");  // a prefix
+  EXPECT_NE(r.out.find(shadow), std::string::npos) << r.out;
+  r = Needle("run pagerank " + input + " --mode ods --shadow-below 0.1 -o /dev/null");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("has no effect"), std::string::npos) << r.out;
+  r = Needle("run pagerank " + input + " --mode ads --push-below 0.5 -o /dev/null");
+  EXPECT_NE(r.out.find("note: --push-below has no effect with --mode ads"), std::string::npos)
+      << r.out;
+  r = Needle("run cc " + input + " --tolerance 0.1 -o /dev/null");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("note: --tolerance has no effect on cc"), std::string::npos) << r.out;
+  r = Needle("run cc " + input + " --mode static -o /dev/null");  // defaults: nothing said
+  EXPECT_EQ(r.out.find("has no effect"), std::string::npos) << r.out;
+  // compare says once what none of its runs uses.
+  r = Needle("compare pagerank " + input + " --modes static,auto --shadow-below 0.2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --shadow-below has no effect in any of --modes static,auto"),
+            std::string::npos)
+      << r.err;
+  r = Needle("compare pagerank " + input + " --modes static,ods --shadow-below 0.2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("has no effect"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace needle
+
