@@ -127,8 +127,13 @@ std::string InputDifference(const InputFingerprint& built, const InputFingerprin
 
 std::string ShardingChoices::DifferenceFrom(const ShardingChoices& other) const {
   if (memory_bytes != other.memory_bytes) {
-    return "it was planned for --memory " + FormatMiB(other.memory_bytes) + ", not " +
-           FormatMiB(memory_bytes);
+    // In bytes where a tenth of a MiB does not tell them apart.
+    const bool near = FormatMiB(memory_bytes) == FormatMiB(other.memory_bytes);
+    auto size = [near](uint64_t bytes) {
+      return near ? std::to_string(bytes) + " bytes" : FormatMiB(bytes);
+    };
+    return "it was planned for --memory " + size(other.memory_bytes) + ", not " +
+           size(memory_bytes);
   }
   if (format != other.format) return "it was built with --format " + other.format;
   if (weights != other.weights) return "it was built with --weights " + other.weights;

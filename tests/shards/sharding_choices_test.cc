@@ -597,6 +597,17 @@ TEST_F(ChoicesReuseTest, SmallerBudgetSetIsReusedForALargerOneWhenAsked) {
   EXPECT_NE(Rebuilt(plain).find("--memory"), std::string::npos);
 }
 
+// Budgets that a tenth of a MiB does not tell apart are named in bytes.
+TEST(ShardingChoicesTest, BudgetsThatLookAlikeAreNamedInBytes) {
+  ShardingChoices built, wanted;
+  built.memory_bytes = uint64_t{120} << 20;
+  wanted.memory_bytes = built.memory_bytes - 1000;
+  EXPECT_EQ(wanted.DifferenceFrom(built),
+            "it was planned for --memory 125829120 bytes, not 125828120 bytes");
+  wanted.memory_bytes = uint64_t{100} << 20;
+  EXPECT_EQ(wanted.DifferenceFrom(built), "it was planned for --memory 120 MiB, not 100 MiB");
+}
+
 // A set planned for a larger budget is reused for a smaller one where the engine's bound for
 // its intervals fits (a default --memory moves between runs), and rebuilt where it does not.
 TEST_F(ChoicesReuseTest, LargerBudgetSetIsReusedWhereItsIntervalsFit) {
