@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -744,6 +745,39 @@ bool LooksLikeShardSet(const std::string& dir) {
 
 namespace {
 
+// Whether `name` is one that needle puts in a shard set's directory: a set's file, a temporary
+// (NAME.needle-tmp-XXXXXX) or a run's work directory (.needle-run-XXXXXX, engine/work_dir.h).
+bool IsShardSetEntry(const std::string& name) {
+  auto numbered = [&](std::string_view prefix, std::string_view suffix) {
+    if (!name.starts_with(prefix) || !name.ends_with(suffix)) return false;
+    const std::string_view digits(name.data() + prefix.size(),
+                                  name.size() - prefix.size() - suffix.size());
+    return digits.size() >= 4 && std::all_of(digits.begin(), digits.end(), [](char c) {
+             return c >= '0' && c <= '9';
+           });
+  };
+  return name == kManifestName || name == kWindowsName || name == kDegreesName ||
+         name == kOrderName || numbered("shard-", ".adj") || numbered("shard-", ".val") ||
+         numbered("scatter-", ".idx") || name.find(kStagingInfix) != std::string::npos ||
+         name.starts_with(".needle-run-");
+}
+
+// What `dir` holds that needle did not put there: the first few names in order, for a
+// message; empty when nothing.
+std::string ForeignEntries(const std::string& dir) {
+  std::vector<std::string> foreign;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (!IsShardSetEntry(name)) foreign.push_back(std::move(name));
+  }
+  std::sort(foreign.begin(), foreign.end());
+  std::string names;
+  for (size_t i = 0; i < foreign.size() && i < 3; ++i) names += (i > 0 ? ", " : "") + foreign[i];
+  if (foreign.size() > 3) names += " and " + std::to_string(foreign.size() - 3) + " more";
+  return names;
+}
+
 // The set in `dir` when it can be reused for `input` and `options` (the caller holds a shared
 // lock on `dir`); else nullopt, with *reason saying why not and *other_format set when that is
 // the set's format version.
@@ -885,6 +919,11 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
           Reusable(dir, fingerprint, options, &reason, &other_format)) {
     created_guard.armed = false;
     return std::move(*reused);
+  }
+  // Replacing DIR removes it whole: never with what someone else put there.
+  if (const std::string foreign = ForeignEntries(dir); !foreign.empty()) {
+    throw Error(dir, "holds files that are not a shard set's: " + foreign + "; rebuilding it (" +
+                         reason + ") would remove them: move them out, or choose another --out");
   }
   const std::optional<FileLock> replacing = LockSetForReplacing(dir);
   if (!replacing) {

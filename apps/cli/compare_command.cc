@@ -29,6 +29,7 @@
 #include "apps/cli/answer_difference.h"
 #include "apps/cli/app_table.h"
 #include "apps/cli/cli_common.h"
+#include "apps/cli/output_paths.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/compare_plot.h"
 #include "apps/cli/memory_option.h"
@@ -191,6 +192,7 @@ int RunCompare(const std::vector<std::string>& args) {
                    std::string(option).c_str(), c.modes.c_str(), why.c_str());
     }
   }
+  CheckOutputs({{"--json", c.json}, {"--csv", c.csv}, {"--plot", c.plot}}, {c.input});
   std::optional<OutputFile> json, csv, plot;
   if (!c.json.empty()) json.emplace(c.json);
   if (!c.csv.empty()) csv.emplace(c.csv);

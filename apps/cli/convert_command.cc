@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apps/cli/cli_common.h"
+#include "apps/cli/output_paths.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/verbosity.h"
 #include "io/output_file.h"
@@ -60,6 +61,7 @@ int RunConvert(const std::vector<std::string>& args) {
   if (drop_loops) load.csr.self_loops = SelfLoopPolicy::kDrop;
   if (drop_duplicates) load.csr.duplicates = DuplicatePolicy::kDrop;
 
+  CheckOutputs({{"--out", out}}, {input});
   OutputFile output(out);  // before the work: a bad output path fails now
   std::FILE* say = MessagesTo(output.is_stdout() ? stderr : stdout, verbosity);
   LoadReport report;

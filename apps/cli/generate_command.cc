@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "apps/cli/cli_common.h"
+#include "apps/cli/output_paths.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/progress_bar.h"
 #include "apps/cli/verbosity.h"
@@ -70,6 +71,7 @@ int RunGenerate(const std::vector<std::string>& args) {
   rmat.edge_factor = static_cast<int>(edge_factor.value);
   rmat.seed = seed.value;
   const int threads_used = static_cast<int>(threads.value);
+  CheckOutputs({{"--out", out}}, {});  // (not among a shard set's files)
   OutputFile output(out);  // before the work: a bad output path fails now
 
   const auto start = std::chrono::steady_clock::now();

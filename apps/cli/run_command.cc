@@ -15,6 +15,7 @@
 #include "apps/cli/commands.h"
 #include "apps/cli/memory_option.h"
 #include "apps/cli/option_effects.h"
+#include "apps/cli/output_paths.h"
 #include "apps/cli/run_config.h"
 #include "apps/cli/sharding.h"
 #include "shards/shard_set.h"
@@ -88,34 +89,6 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                  Count(report.manifest.num_intervals(), "interval").c_str(), report.seconds);
   }
   return std::move(*report.set);  // just written or verified, and locked since
-}
-
-// Whether paths `a` and `b` name one file (after symlinks), existing or not.
-bool SameFile(const std::string& a, const std::string& b) {
-  namespace fs = std::filesystem;
-  struct stat sa {
-  }, sb{};
-  if (stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0) {
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  }
-  std::error_code ec;
-  return fs::weakly_canonical(FollowSymlinks(a), ec) == fs::weakly_canonical(FollowSymlinks(b), ec);
-}
-
-// Outputs that would overwrite each other or the input are refused before anything starts.
-void CheckOutputPaths(const RunConfig& c) {
-  auto is_descriptor = [](const std::string& p) {
-    return p == "-" || p.rfind("/dev/", 0) == 0 || p.rfind("/proc/", 0) == 0;
-  };
-  for (const std::string* out : {&c.out, &c.stats}) {
-    if (out->empty() || is_descriptor(*out)) continue;
-    if (SameFile(*out, c.input)) {
-      throw UsageError(*out + " is the input: an output must not replace it");
-    }
-  }
-  if (!c.out.empty() && !c.stats.empty() && !is_descriptor(c.out) && SameFile(c.out, c.stats)) {
-    throw UsageError("--out and --stats name the same file (" + c.out + ")");
-  }
 }
 
 }  // namespace
@@ -280,7 +253,9 @@ int RunRun(const std::vector<std::string>& args) {
         "--tolerance must be from 1e-6 to 1 (below 1e-6, float messages cannot "
         "settle and a run may never converge)");
   }
-  CheckOutputPaths(c);
+  // Outputs that would overwrite each other, the input or a shard set's files are refused
+  // before anything starts.
+  CheckOutputs({{"--out", c.out}, {"--stats", c.stats}}, {c.input});
   CheckVerbosity(c.verbosity);
   CheckMemoryBudget(c.memory.bytes, machine, stderr);
   // What was given comes from the parsed options: Boost also takes unambiguous prefixes

@@ -194,6 +194,47 @@ TEST_F(RunTrustTest, RefusesWhatCouldNeverEndOrWouldOverwrite) {
   EXPECT_EQ(testing::ReadFile(graph + ".shards/manifest"), manifest);
 }
 
+// Every command's outputs are checked before any work against its input, the shard sets and
+// each other (apps/cli/output_paths.h): relative names that do not exist yet included.
+TEST_F(RunTrustTest, OutputsNeverReplaceAnInputASetsFileOrEachOther) {
+  const std::string text = "0 1\n1 2\n2 0\n3 4\n";
+  WriteFile(Path("g.el"), text);
+  // In the scratch directory, so that relative names are what they are.
+  auto in_dir = [&](const std::string& args) {
+    return testing::RunCaptured("cd " + ShellQuote(dir().string()) + " && " +
+                                    ShellQuote(NEEDLE_BINARY) + " " + args,
+                                dir().string());
+  };
+  const Result first = in_dir("run cc g.el --memory 80M -q -o o.tsv");
+  ASSERT_EQ(first.status, 0) << first.err;
+  const std::string manifest = testing::ReadFile(Path("g.el.sym.shards/manifest"));
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"run cc g.el --memory 80M -o ./x.tsv --stats x.tsv",
+            "--out and --stats name the same file"},
+           {"run cc g.el --memory 80M -o g.el.sym.shards/manifest", "lies in the shard set"},
+           {"run cc g.el.sym.shards --memory 80M -o g.el.sym.shards/labels.tsv",
+            "lies in the input"},
+           {"convert g.el -o ./g.el", "is the input"},
+           {"generate rmat --scale 4 -o g.el.sym.shards/r.csr", "lies in the shard set"},
+           {"compare cc g.el --memory 80M --csv g.el", "is the input"},
+           {"compare cc g.el --memory 80M --csv same.out --json ./same.out",
+            "--json and --csv name the same file"},
+       }) {
+    const Result r = in_dir(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << ": " << r.err;
+  }
+  EXPECT_EQ(testing::ReadFile(Path("g.el")), text);
+  EXPECT_EQ(testing::ReadFile(Path("g.el.sym.shards/manifest")), manifest);
+  EXPECT_FALSE(std::filesystem::exists(Path("x.tsv")));
+  EXPECT_FALSE(std::filesystem::exists(Path("same.out")));
+  EXPECT_EQ(in_dir("run cc g.el --memory 80M -q -o o.tsv").status, 0);  // the set still serves
+}
+
 // A run holds its set's files open, about 3 per interval: a soft limit on open files below
 // that is raised to the hard one; a hard limit below it refuses the run saying what to do.
 TEST_F(RunTrustTest, ManyIntervalsRunUnderALowSoftLimitOnOpenFiles) {

@@ -50,6 +50,47 @@ TEST_F(ShardTargetTest, RefusesToReplaceADirectoryOfOtherFiles) {
   EXPECT_FALSE(fs::exists(target / "manifest"));
 }
 
+// A directory that looks like a set (a shard file, or a whole set) but also holds someone's
+// files is not rebuilt: rebuilding replaces the directory whole. What needle itself leaves in
+// a set (a run's stale work directory, a temporary) does not stop it.
+TEST_F(ShardTargetTest, RefusesToRebuildADirectoryThatAlsoHoldsOtherFiles) {
+  const fs::path target = dir_ / "mixed";
+  fs::create_directories(target / "sub");
+  std::ofstream(target / "shard-0000.adj") << "";
+  std::ofstream(target / "thesis.txt") << "keep me\n";
+  std::ofstream(target / "sub" / "data.csv") << "1,2\n";
+  options_.out_dir = target.string();
+  auto refused = [&](const std::string& files) {
+    try {
+      ShardGraph(input_, options_);
+      ADD_FAILURE() << "expected the sharder to refuse " << target;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not a shard set's: " + files), std::string::npos)
+          << e.what();
+    }
+  };
+  refused("sub, thesis.txt");
+  EXPECT_TRUE(fs::exists(target / "thesis.txt"));
+  EXPECT_TRUE(fs::exists(target / "sub" / "data.csv"));
+  EXPECT_FALSE(fs::exists(target / "manifest"));
+
+  const fs::path set = dir_ / "set";  // a whole set, and a note put in it
+  options_.out_dir = set.string();
+  ShardGraph(input_, options_);
+  std::ofstream(set / "NOTES.txt") << "mine\n";
+  EXPECT_TRUE(ShardGraph(input_, options_).reused);  // reusing it removes nothing
+  options_.force = true;
+  refused("NOTES.txt");
+  EXPECT_TRUE(fs::exists(set / "NOTES.txt"));
+  EXPECT_NO_THROW(ShardSet::Open(set.string()));
+  fs::remove(set / "NOTES.txt");
+  fs::create_directories(set / ".needle-run-Ab12Cd");  // what a killed run left
+  std::ofstream(set / "manifest.needle-tmp-Xy34Zw") << "";
+  const ShardReport rebuilt = ShardGraph(input_, options_);
+  EXPECT_FALSE(rebuilt.reused);
+  EXPECT_EQ(rebuilt.manifest.num_edges, 3u);
+}
+
 TEST_F(ShardTargetTest, RefusesAFileInPlaceOfTheDirectory) {
   const fs::path target = dir_ / "plain-file";
   std::ofstream(target) << "x";
