@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +54,18 @@ void PrintUsage(std::FILE* out) {
   for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
 }
 
+// What a command printed on standard output (a table, --top, info) must have got there: a
+// write that failed (a full disk, a closed pipe's reader gone) is an I/O failure, status 1.
+int Finished(int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout)) return status;
+  std::fprintf(stderr, "needle: standard output: write failed%s%s\n", error != 0 ? ": " : "",
+               error != 0 ? std::strerror(error) : "");
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,17 +97,17 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     PrintUsage(stdout);
-    return 0;
+    return Finished(0);
   }
   if (name == "--version" || name == "version") {
     std::printf("needle %s\n", std::string(needle::Version()).c_str());
-    return 0;
+    return Finished(0);
   }
   for (const Command& c : kCommands) {
     if (name != c.name) continue;
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-      return c.run(args);
+      return Finished(c.run(args));
     } catch (const needle::cli::UsageError& e) {
       std::fprintf(stderr, "needle %s: %s (see 'needle %s --help')\n", c.name, e.what(), c.name);
       return 2;

@@ -235,6 +235,25 @@ TEST_F(RunTrustTest, OutputsNeverReplaceAnInputASetsFileOrEachOther) {
   EXPECT_EQ(in_dir("run cc g.el --memory 80M -q -o o.tsv").status, 0);  // the set still serves
 }
 
+// What a command prints on standard output must get there: a write that fails is status 1.
+TEST_F(RunTrustTest, AFailedWriteToStandardOutputIsAnError) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  const std::string graph = Path("g.el");
+  WriteFile(graph, "0 1\n1 2\n2 0\n3 4\n");
+  const std::vector<std::string> commands = {
+      "info " + ShellQuote(graph), "--version",
+      "run pagerank " + ShellQuote(graph) + " --memory 80M -q --top 3 -o " +
+          ShellQuote(Path("ranks.tsv")),
+      "compare cc " + ShellQuote(graph) + " --memory 80M"};
+  for (const std::string& args : commands) {
+    // (the redirection inside the parentheses is the one stdout gets)
+    const Result r = testing::RunCaptured(
+        "( " + ShellQuote(NEEDLE_BINARY) + " " + args + " > /dev/full )", dir().string());
+    EXPECT_EQ(r.status, 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("standard output: write failed"), std::string::npos) << args << r.err;
+  }
+}
+
 // A run holds its set's files open, about 3 per interval: a soft limit on open files below
 // that is raised to the hard one; a hard limit below it refuses the run saying what to do.
 TEST_F(RunTrustTest, ManyIntervalsRunUnderALowSoftLimitOnOpenFiles) {
