@@ -507,4 +507,11 @@ Csr CsrFile::Load(int threads) const {
   return csr;
 }
 
+bool KeepsCsrWeights(const std::string& path, bool has, WeightMode mode) {
+  if (mode == WeightMode::kWeighted && !has) {
+    throw Error(path, "weights were asked for (--weights yes), but this .csr file has none");
+  }
+  return has && mode != WeightMode::kUnweighted;
+}
+
 }  // namespace needle

@@ -35,6 +35,10 @@ void WriteCsrFile(const Csr& csr, const std::string& path, int threads = 0);
 // CsrFile's "wrong magic" error, not a text parser's). Throws Error if it cannot be opened.
 bool IsCsrInput(const std::string& path, GraphFormat requested);
 
+// Whether a .csr file at `path` read with --weights `mode` keeps its weights (`has`): `no`
+// drops them; `yes` on a file that has none throws Error naming the file.
+bool KeepsCsrWeights(const std::string& path, bool has, WeightMode mode);
+
 class CsrFile {
  public:
   // Opens and checks the header and chunk table: magic, version, checksum, and that every

@@ -123,8 +123,9 @@ namespace {
 // neighbours before a source id is derived from it.
 class CsrGraphReader final : public GraphReader {
  public:
-  CsrGraphReader(const std::string& path, CsrFile file)
-      : GraphReader(path, GraphFormat::kCsr, file.weighted()), file_(std::move(file)) {
+  // weighted: the file's weights are read (KeepsCsrWeights).
+  CsrGraphReader(const std::string& path, CsrFile file, bool weighted)
+      : GraphReader(path, GraphFormat::kCsr, weighted), file_(std::move(file)) {
     // offsets[0] == 0 and offsets[n] == m (ReadOffsets checks the ends a range holds).
     EdgeIndex end = 0;
     file_.ReadOffsets(0, {&end, 1});
@@ -337,7 +338,9 @@ std::unique_ptr<GraphReader> GraphReader::Open(const std::string& path,
   if (IsWebGraphInput(path, options.read.format)) {  // first: X itself need not exist
     reader = OpenWebGraphReader(path, options);
   } else if (IsCsrInput(path, options.read.format)) {
-    reader = std::make_unique<CsrGraphReader>(path, CsrFile::Open(path));
+    CsrFile file = CsrFile::Open(path);
+    const bool weighted = KeepsCsrWeights(path, file.weighted(), options.read.weights);
+    reader = std::make_unique<CsrGraphReader>(path, std::move(file), weighted);
   } else {
     reader = std::make_unique<TextGraphReader>(path, options.read,
                                                std::make_unique<TextStream>(path, options.read));

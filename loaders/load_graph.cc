@@ -107,10 +107,7 @@ Csr LoadGraph(const std::string& path, const LoadOptions& options, LoadReport* r
         std::string("csr v") + std::to_string(kCsrVersion) + (csr.weighted ? " (weighted)" : "");
     r.file_bytes = file.file_size();
     r.read_seconds = SecondsSince(start);
-    if (options.read.weights == WeightMode::kWeighted && !csr.weighted) {
-      throw Error(path, "weights were asked for, but this .csr file has none");
-    }
-    if (options.read.weights == WeightMode::kUnweighted && csr.weighted) {
+    if (!KeepsCsrWeights(path, csr.weighted, options.read.weights) && csr.weighted) {
       csr.weighted = false;
       csr.weights = HugeArray<Weight>();
     }

@@ -814,6 +814,12 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
         InputDifference(existing.manifest().input, fingerprint, options.read.format);
     *reason = input_reason;
     if (reason->empty()) *reason = Sharder::Choices(wanted).DifferenceFrom(built);
+    // (A set that holds what --weights no asked to drop: sharded from a .csr before the
+    // reader dropped them.)
+    if (reason->empty() && options.read.weights == WeightMode::kUnweighted &&
+        existing.weighted()) {
+      *reason = "it holds weights, though it was sharded with --weights no";
+    }
     // Planned for another budget (reuse_other_budget): a smaller one's intervals fit this one;
     // a larger one's where the engine's bound for them does (a default --memory, 3/4 of what
     // is available, moves by a few MiB between runs).

@@ -608,6 +608,27 @@ TEST(GraphReaderCsr, RecognisedByMagic) {
   EXPECT_TRUE(BlockMatches(reader->ReadEdges(40, buffers.view()), g));
 }
 
+// --weights on a .csr, as LoadGraph takes it: `no` reads none of a weighted file's weights
+// (so the sharder writes an unweighted set), `yes` on a file without any is an error.
+TEST(GraphReaderCsr, WeightsOptionAsTheLoaderTakesIt) {
+  testing::TempDir dir;
+  PreparedGraph weighted = Prepare(Input::kCsrWeighted, dir);
+  GraphReaderOptions no;
+  no.read.weights = WeightMode::kUnweighted;
+  auto reader = GraphReader::Open(weighted.path, no);
+  EXPECT_FALSE(reader->weighted());
+  Buffers buffers(100, false);
+  const EdgeBlock block = reader->ReadEdges(0, buffers.view());
+  EXPECT_TRUE(block.weights.empty());
+  EXPECT_EQ(block.size(), std::min<size_t>(100, weighted.edges.edges.size()));
+  EXPECT_TRUE(GraphReader::Open(weighted.path)->weighted());
+  PreparedGraph plain = Prepare(Input::kCsrUnweighted, dir);
+  GraphReaderOptions yes;
+  yes.read.weights = WeightMode::kWeighted;
+  EXPECT_TRUE(testing::ThrowsError([&] { GraphReader::Open(plain.path, yes); }, plain.path, "",
+                                   "--weights yes"));
+}
+
 TEST(GraphReaderOptions, InvalidBlockOptionsAreRejected) {
   const std::string path = testing::TestDataPath("tiny.wel");
   GraphReaderOptions options;

@@ -45,6 +45,15 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                        c.order + "')");
     }
     ShardSet set = ShardSet::Open(c.input, !c.skip_verify);
+    // --weights chooses what is sharded from a graph file; a set holds what it was given.
+    const WeightMode weights = ToReadOptions(c.input_options).weights;
+    if ((weights == WeightMode::kUnweighted && set.weighted()) ||
+        (weights == WeightMode::kWeighted && !set.weighted())) {
+      throw UsageError("--weights " + c.input_options.weights + ": " + c.input + " is " +
+                       (set.weighted() ? "weighted" : "unweighted") +
+                       " (shard anew with 'needle shard GRAPH --weights " +
+                       c.input_options.weights + "', or give the graph file)");
+    }
     if (symmetrize && !set.manifest().choices.symmetrize) {
       throw std::invalid_argument(c.input + " is not symmetrized; " + c.app +
                                   (c.symmetrize ? " --symmetrize" : "") +

@@ -235,6 +235,33 @@ TEST_F(RunTrustTest, OutputsNeverReplaceAnInputASetsFileOrEachOther) {
   EXPECT_EQ(in_dir("run cc g.el --memory 80M -q -o o.tsv").status, 0);  // the set still serves
 }
 
+// --weights no drops a .csr's weights as it does a text file's (mssp then counts hops), and a
+// shard set, which holds what it was sharded with, refuses a --weights that it is not.
+TEST_F(RunTrustTest, WeightsNoDropsACsrsWeightsAndASetRefusesWhatItIsNot) {
+  const std::string text = Path("g.wel"), csr = Path("g.csr"), set = Path("S.shards");
+  WriteFile(text, "0\t1\t5\n1\t2\t7\n");
+  ASSERT_EQ(Needle("convert " + ShellQuote(text) + " -o " + ShellQuote(csr) + " -q").status, 0);
+  const std::string hops = "vertex\td_0\n0\t0\n1\t1\n2\t2\n";
+  for (const std::string& input : {text, csr}) {
+    const Result r = Needle("run mssp " + ShellQuote(input) +
+                            " --sources 0 --memory 80M --weights no -q -o -");
+    EXPECT_EQ(r.status, 0) << input << ": " << r.err;
+    EXPECT_EQ(r.out, hops) << input;
+  }
+  ASSERT_EQ(Needle("shard " + ShellQuote(text) + " -o " + ShellQuote(set) + " -q").status, 0);
+  Result r = Needle("run mssp " + ShellQuote(set) + " --sources 0 --weights no -q -o -");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--weights no: " + set + " is weighted"), std::string::npos) << r.err;
+  const std::string plain = Path("u.csr");
+  WriteFile(Path("u.el"), "0 1\n1 2\n");
+  ASSERT_EQ(Needle("convert " + ShellQuote(Path("u.el")) + " -o " + ShellQuote(plain) + " -q")
+                .status,
+            0);
+  r = Needle("run mssp " + ShellQuote(plain) + " --sources 0 --weights yes -q -o -");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("--weights yes"), std::string::npos) << r.err;
+}
+
 // What a command prints on standard output must get there: a write that fails is status 1.
 TEST_F(RunTrustTest, AFailedWriteToStandardOutputIsAnError) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
