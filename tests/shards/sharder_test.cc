@@ -375,6 +375,8 @@ TEST(ShardDirTest, DefaultDirectoryIsTheInputWithShardsAppended) {
 
 // A weighted R-MAT graph sharded into a few intervals, with a marker file dropped into the set:
 // the marker survives a reuse and disappears with a rebuild (which renames a new directory in).
+// It is named as needle's temporaries are: a file of any other name would stop the rebuild
+// (sharder_target_test.cc).
 class ReuseTest : public testing::WithTempDir<> {
  protected:
   void SetUp() override {
@@ -390,7 +392,7 @@ class ReuseTest : public testing::WithTempDir<> {
     log_.clear();
   }
   std::string Set() const { return File("set"); }
-  std::string Marker() const { return File("set/marker"); }
+  std::string Marker() const { return File("set/marker.needle-tmp-000000"); }
 
   Input input_;
   uint64_t usable_ = 0;
