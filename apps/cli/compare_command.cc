@@ -234,7 +234,8 @@ int RunCompare(const std::vector<std::string>& args) {
     child.push_back("--pull");
     child.push_back(mode == "pull" || mode == "auto" ? "auto" : "never");
     if (c.direct) child.push_back("--direct");
-    child.push_back("--room-for-dynamic");  // one set for every mode, static included
+    // One set for every mode, static included (a set given is what it is).
+    if (!std::filesystem::is_directory(c.input)) child.push_back("--room-for-dynamic");
     for (const auto& [name, value] : c.pass) {
       child.push_back("--" + name);
       child.push_back(value);

@@ -44,6 +44,19 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                        c.input + " is a shard set (shard anew with 'needle shard GRAPH --order " +
                        c.order + "')");
     }
+    if (c.input_options.format != "auto") {
+      throw UsageError("--format says how to read a graph file; " + c.input +
+                       " is a shard set, read as one");
+    }
+    if (!c.shards_dir.empty()) {
+      throw UsageError("--shards-dir says where a graph file's shard sets are; " + c.input +
+                       " is a shard set itself");
+    }
+    if (c.room_for_dynamic) {
+      std::fprintf(c.say,
+                   "note: --room-for-dynamic has no effect on a shard set: it plans the "
+                   "intervals when needle run shards a graph file\n");
+    }
     ShardSet set = ShardSet::Open(c.input, !c.skip_verify);
     // --weights chooses what is sharded from a graph file; a set holds what it was given.
     const WeightMode weights = ToReadOptions(c.input_options).weights;

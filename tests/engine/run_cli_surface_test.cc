@@ -240,6 +240,19 @@ TEST_F(RunCliTest, OptionsTheRunIgnoresAreSaid) {
   EXPECT_NE(r.out.find("note: --tolerance has no effect on cc"), std::string::npos) << r.out;
   r = Needle("run cc " + input + " --mode static -o /dev/null");  // defaults: nothing said
   EXPECT_EQ(r.out.find("has no effect"), std::string::npos) << r.out;
+  // Given a shard set: what only reading or sharding a graph file uses is refused, or said.
+  const std::string set = ShellQuote(Path("g.txt.sym.shards"));
+  r = Needle("run cc " + set + " --format snap -o /dev/null");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--format says how to read a graph file"), std::string::npos) << r.err;
+  r = Needle("run cc " + set + " --shards-dir " + ShellQuote(Path("sets")) + " -o /dev/null");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("is a shard set itself"), std::string::npos) << r.err;
+  r = Needle("run cc " + set + " --room-for-dynamic -o /dev/null");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("note: --room-for-dynamic has no effect on a shard set"),
+            std::string::npos)
+      << r.out;
   // compare says once what none of its runs uses.
   r = Needle("compare pagerank " + input + " --modes static,auto --shadow-below 0.2");
   EXPECT_EQ(r.status, 0) << r.err;
