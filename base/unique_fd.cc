@@ -10,9 +10,15 @@
 namespace needle {
 
 UniqueFd OpenForReading(const std::string& path) {
+  // Looked at before it is opened: opening a FIFO would wait for a writer.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    throw Error(path,
+                "is not a regular file (a device, FIFO or socket): a graph is read more than "
+                "once and at offsets; save it to a file first");
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) ThrowSystemError(path, "cannot open");
-  struct stat st {};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
     throw Error(path, "is a directory, expected a graph file");

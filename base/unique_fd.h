@@ -37,7 +37,8 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-// Opens `path` read-only or throws Error naming it ("cannot open: No such file or directory").
+// Opens `path` read-only or throws Error naming it ("cannot open: No such file or directory");
+// a device, FIFO or socket is refused unopened (a graph is read more than once, at offsets).
 UniqueFd OpenForReading(const std::string& path);
 // Reads exactly `size` bytes at `offset` (continuing short reads) or throws Error; reading
 // past the end of the file is reported as a truncated file at that offset.

@@ -72,6 +72,9 @@ int RunShard(const std::vector<std::string>& args) {
   CheckMemoryBudget(memory.bytes, machine, stderr);
   ApplyInputOptions(input_options, shard);
   std::FILE* say = MessagesTo(stdout, verbosity);
+  if (shard.out_dir == "-") {
+    throw UsageError("--out -: a shard set is a directory, which standard output cannot hold");
+  }
   if (!shards_dir.empty() && !shard.out_dir.empty()) {
     throw UsageError("give --out or --shards-dir, not both");
   }

@@ -3,6 +3,7 @@
 // --out, the stats summary), options are read as parsed (an abbreviation of --sources is
 // --sources), and numbers that are not what an option takes are refused naming the value.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -260,6 +261,27 @@ TEST_F(RunTrustTest, WeightsNoDropsACsrsWeightsAndASetRefusesWhatItIsNot) {
   r = Needle("run mssp " + ShellQuote(plain) + " --sources 0 --weights yes -q -o -");
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("--weights yes"), std::string::npos) << r.err;
+}
+
+// A device, FIFO or socket as the graph is refused at once: it would be read more than once
+// and at offsets (a FIFO without a writer would make the open wait; /dev/zero never ends).
+TEST_F(RunTrustTest, AGraphThatIsNotARegularFileIsRefused) {
+  const std::string fifo = Path("pipe.el");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& input : {std::string("/dev/zero"), fifo}) {
+    for (const std::string& command :
+         {"run cc " + ShellQuote(input) + " -o " + ShellQuote(Path("o.tsv")),
+          "info " + ShellQuote(input), "shard " + ShellQuote(input) + " -o " + ShellQuote(Path("s")),
+          "convert " + ShellQuote(input) + " -o " + ShellQuote(Path("x.csr"))}) {
+      const Result r = testing::RunCaptured(
+          "timeout 60 " + ShellQuote(NEEDLE_BINARY) + " " + command, dir().string());
+      EXPECT_EQ(r.status, 1) << command << ": " << r.err;
+      EXPECT_NE(r.err.find(input + ": is not a regular file"), std::string::npos)
+          << command << ": " << r.err;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(Path("o.tsv")));
+  EXPECT_FALSE(std::filesystem::exists(Path("x.csr")));
 }
 
 // What a command prints on standard output must get there: a write that fails is status 1.
