@@ -60,6 +60,13 @@ std::string EscapeBytes(std::string_view bytes) {
   return out;
 }
 
+std::string QuoteToken(std::string_view token) {
+  constexpr size_t kShown = 40;
+  if (token.size() <= kShown) return EscapeBytes(token);
+  return EscapeBytes(token.substr(0, kShown)) + "... (" + std::to_string(token.size()) +
+         " bytes)";
+}
+
 Error::Error(std::string path, const std::string& message, int sys_errno)
     : Error(std::move(path), kNoPosition, kNoPosition, message, sys_errno) {}
 

@@ -48,6 +48,9 @@ class Error : public std::runtime_error {
 // (control bytes, and bytes >= 0x80, which need not be valid UTF-8) becomes \xNN (\t, \n
 // and \r become those).
 std::string EscapeBytes(std::string_view bytes);
+// A token of input for quoting in a message: EscapeBytes of at most its first 40 bytes, and
+// "... (N bytes)" after them when it is longer (a line of binary bytes stays one short line).
+std::string QuoteToken(std::string_view token);
 
 // Throws Error(path, what, errno) with the current errno.
 [[noreturn]] void ThrowSystemError(const std::string& path, const std::string& what);

@@ -70,7 +70,8 @@ uint64_t ParseCount(const std::string& path, uint64_t line, const std::string& t
   if (p != end || overflow) {
     throw Error::AtLine(
         path, line,
-        std::string("expected ") + what + " (a non-negative integer), found '" + token + "'");
+        std::string("expected ") + what + " (a non-negative integer), found '" +
+            QuoteToken(token) + "'");
   }
   return value;
 }

@@ -51,7 +51,8 @@ int64_t ParseSigned(const std::string& path, uint64_t line, const std::string& t
   char* end = nullptr;
   const long long v = std::strtoll(token.c_str(), &end, 10);
   if (token.empty() || *end != '\0' || errno != 0) {
-    throw Error::AtLine(path, line, "expected a number, found '" + token + "'");
+    throw Error::AtLine(path, line,
+                        "expected a number, found '" + QuoteToken(token) + "'");
   }
   return v;
 }
@@ -62,7 +63,8 @@ uint64_t ParseNumber(const std::string& path, uint64_t line, const std::string& 
   char* end = nullptr;
   const unsigned long long v = std::strtoull(token.c_str(), &end, hex ? 16 : 10);
   if (token.empty() || *end != '\0' || errno != 0 || token[0] == '-') {
-    throw Error::AtLine(path, line, "expected a number, found '" + token + "'");
+    throw Error::AtLine(path, line,
+                        "expected a number, found '" + QuoteToken(token) + "'");
   }
   return v;
 }

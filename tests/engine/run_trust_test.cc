@@ -224,6 +224,7 @@ TEST_F(RunTrustTest, OutputsNeverReplaceAnInputASetsFileOrEachOther) {
            {"compare cc g.el --memory 80M --csv g.el", "is the input"},
            {"compare cc g.el --memory 80M --csv same.out --json ./same.out",
             "--json and --csv name the same file"},
+           {"shard g.el -o -", "a shard set is a directory"},
        }) {
     const Result r = in_dir(c.args);
     EXPECT_EQ(r.status, 2) << c.args << ": " << r.err;
@@ -233,6 +234,7 @@ TEST_F(RunTrustTest, OutputsNeverReplaceAnInputASetsFileOrEachOther) {
   EXPECT_EQ(testing::ReadFile(Path("g.el.sym.shards/manifest")), manifest);
   EXPECT_FALSE(std::filesystem::exists(Path("x.tsv")));
   EXPECT_FALSE(std::filesystem::exists(Path("same.out")));
+  EXPECT_FALSE(std::filesystem::exists(Path("-")));
   EXPECT_EQ(in_dir("run cc g.el --memory 80M -q -o o.tsv").status, 0);  // the set still serves
 }
 

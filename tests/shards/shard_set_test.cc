@@ -216,6 +216,22 @@ TEST_F(ShardSetFixture, MessagesSayWhatIsWrong) {
   EXPECT_TRUE(ThrowsError([&] { ShardSet::Open(Set()); }, Path("windows.idx"), "", "bytes"));
 }
 
+// Binary bytes after the manifest make one short line: the token quoted escaped and cut.
+TEST_F(ShardSetFixture, BytesAppendedToTheManifestGiveAShortMessage) {
+  const std::string original = ReadFile(Path("manifest"));
+  WriteFile(Path("manifest"), original + std::string(20000, '\xab'));
+  try {
+    ShardSet::Open(Set(), false);
+    ADD_FAILURE() << "a manifest with 20000 bytes appended was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_LT(what.size(), 400u) << what;
+    EXPECT_NE(what.find("... ("), std::string::npos) << what;
+    EXPECT_EQ(what.find('\xab'), std::string::npos) << "raw bytes quoted";
+  }
+  WriteFile(Path("manifest"), original);
+}
+
 TEST_F(ShardSetFixture, EveryManifestByteFlippedIsRefused) {
   const std::string original = ReadFile(Path("manifest"));
   for (uint64_t at = 0; at < original.size(); ++at) {
