@@ -1,6 +1,7 @@
 #include "shards/intervals.h"
 
 #include <algorithm>
+#include <functional>
 #include <span>
 #include <queue>
 #include <utility>
@@ -103,8 +104,10 @@ struct Bound {
   uint64_t engine_bytes = 0, max_cost = 0;
   uint64_t sorted = 0;  // the largest streamed interval's cost (sharding sorts its in-edges)
 };
+// sorting: the bound also holds what sharding sorts of a streamed vertex (its in-edges).
 template <class U>
-Bound BoundOf(const U& u, const IntervalCosts& c, const std::vector<uint64_t>& cuts) {
+Bound BoundOf(const U& u, const IntervalCosts& c, const std::vector<uint64_t>& cuts,
+              bool sorting = true) {
   const uint64_t p = cuts.size() - 1;
   uint64_t max_in = 0, max_out = 0, max_vertices = 0;
   bool streams = false;
@@ -132,7 +135,7 @@ Bound BoundOf(const U& u, const IntervalCosts& c, const std::vector<uint64_t>& c
                    (streams ? kStreamBufferBytes : 0);
   // What a run holds is bounded by engine_bytes; what sharding holds, by the largest interval
   // (streamed ones included) besides the fixed bytes.
-  b.engine_bytes = std::max(b.engine_bytes, b.sorted + EngineFixedBytes(p));
+  if (sorting) b.engine_bytes = std::max(b.engine_bytes, b.sorted + EngineFixedBytes(p));
   return b;
 }
 
@@ -409,11 +412,23 @@ uint64_t EngineBytesOfCut(std::span<const uint32_t> bounds,
   const uint64_t p = bounds.size() - 1;
   Units<uint64_t> u{p, out_edges, in_edges, 0, bounds.back()};
   u.cut = bounds;
-  const uint64_t fixed = EngineFixedBytes(p);
-  u.stream_above = memory_bytes > fixed ? memory_bytes - fixed : 0;
   std::vector<uint64_t> cuts(p + 1);
   for (uint64_t k = 0; k <= p; ++k) cuts[k] = k;
-  return BoundOf(u, Charged(costs, weighted, p), cuts).engine_bytes;
+  const IntervalCosts c = Charged(costs, weighted, p);
+  // As the engine plans (engine/memory_plan.h): the one-vertex intervals streamed, costliest
+  // first, until the rest fit `memory_bytes` (or all are).
+  std::vector<uint64_t> alone;
+  for (uint64_t k = 0; k < p; ++k) {
+    if (u.vertices(k) == 1) alone.push_back(CostOf(c, out_edges[k], in_edges[k], 1));
+  }
+  std::sort(alone.begin(), alone.end(), std::greater<>());
+  uint64_t bound = BoundOf(u, c, cuts, /*sorting=*/false).engine_bytes;
+  for (const uint64_t cost : alone) {
+    if (bound <= memory_bytes || cost == 0) break;
+    u.stream_above = cost - 1;  // this one and every costlier one
+    bound = std::min(bound, BoundOf(u, c, cuts, /*sorting=*/false).engine_bytes);
+  }
+  return bound;
 }
 
 }  // namespace needle

@@ -159,10 +159,11 @@ std::optional<IntervalPlan> PlanIntervalsByUnits(std::span<const uint64_t> unit_
                                                  const IntervalCosts& costs = {},
                                                  const PlanContext& context = {});
 
-// The engine's bound (IntervalPlan::engine_bytes) for a set already cut at `bounds` (P + 1
-// ids), interval p holding out_edges[p] out-edges and in_edges[p] in-edges, under
-// `memory_bytes` (which decides the one-vertex intervals that are streamed): the set runs
-// within any --memory of at least this, whatever budget it was planned for.
+// The engine's bound for a run of a set already cut at `bounds` (P + 1 ids), interval p
+// holding out_edges[p] out-edges and in_edges[p] in-edges, under `memory_bytes`: each buffer
+// sized for its largest interval plus the fixed bytes, with one-vertex intervals streamed,
+// costliest first, until it fits (as the engine plans). At most `memory_bytes` means the set
+// runs within that budget, whatever budget it was planned for.
 uint64_t EngineBytesOfCut(std::span<const uint32_t> bounds,
                           std::span<const uint64_t> out_edges,
                           std::span<const uint64_t> in_edges, uint64_t memory_bytes,

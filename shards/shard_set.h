@@ -74,7 +74,7 @@ class ShardSet {
   uint64_t BytesOf(const std::string& suffix) const;
   // The engine's bound for this set's intervals under `memory_bytes` (EngineBytesOfCut,
   // intervals.h, with the window index's edge counts and the costs the set was planned with):
-  // the set runs within any --memory of at least this, whatever budget it was planned for.
+  // at most `memory_bytes` means the set runs within it, whatever budget it was planned for.
   uint64_t EngineBytes(uint64_t memory_bytes) const;
 
  private:

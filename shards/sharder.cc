@@ -810,21 +810,25 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
                                               options.dynamic_message_bytes);
       wanted.memory_bytes -= std::min(room, wanted.memory_bytes);
     }
-    const std::string input_reason =
+    // Reasons no budget can set aside: another input, or weights that are not what --weights
+    // asks (a set sharded from a .csr before the reader honoured --weights there).
+    std::string fixed_reason =
         InputDifference(existing.manifest().input, fingerprint, options.read.format);
-    *reason = input_reason;
-    if (reason->empty()) *reason = Sharder::Choices(wanted).DifferenceFrom(built);
-    // (A set that holds what --weights no asked to drop: sharded from a .csr before the
-    // reader dropped them.)
-    if (reason->empty() && options.read.weights == WeightMode::kUnweighted &&
+    if (fixed_reason.empty() && options.read.weights == WeightMode::kUnweighted &&
         existing.weighted()) {
-      *reason = "it holds weights, though it was sharded with --weights no";
+      fixed_reason = "it holds weights, though --weights no asks for none";
     }
+    if (fixed_reason.empty() && options.read.weights == WeightMode::kWeighted &&
+        !existing.weighted()) {
+      fixed_reason = "it holds no weights, though --weights yes asks for them";
+    }
+    *reason = fixed_reason;
+    if (reason->empty()) *reason = Sharder::Choices(wanted).DifferenceFrom(built);
     // Planned for another budget (reuse_other_budget): a smaller one's intervals fit this one;
     // a larger one's where the engine's bound for them does (a default --memory, 3/4 of what
     // is available, moves by a few MiB between runs).
     bool other_budget = false;
-    if (!reason->empty() && options.reuse_other_budget && input_reason.empty()) {
+    if (!reason->empty() && options.reuse_other_budget && fixed_reason.empty()) {
       ShardingChoices same_budget = Sharder::Choices(wanted);
       same_budget.memory_bytes = built.memory_bytes;
       other_budget = same_budget.DifferenceFrom(built).empty() &&
@@ -844,8 +848,9 @@ std::optional<ShardReport> Reusable(const std::string& dir, const InputFingerpri
       options.log("reusing the shard set in " + dir + ": it was planned for --memory " +
                   FormatMiB(built.memory_bytes) +
                   ", and its intervals fit this budget too (resharding for this "
-                  "budget, 'needle shard --force', would make " +
-                  (smaller ? "fewer, larger" : "more, smaller") + " ones)");
+                  "budget, 'needle shard --force', " +
+                  (smaller ? "would make fewer, larger" : "could make more, smaller") +
+                  " ones)");
     } else if (options.log) {
       options.log("reusing the shard set in " + dir + " (it matches the input and options)");
     }
@@ -929,7 +934,9 @@ ShardReport ShardGraph(const std::string& input, const ShardOptions& options) {
   // Replacing DIR removes it whole: never with what someone else put there.
   if (const std::string foreign = ForeignEntries(dir); !foreign.empty()) {
     throw Error(dir, "holds files that are not a shard set's: " + foreign + "; rebuilding it (" +
-                         reason + ") would remove them: move them out, or choose another --out");
+                         reason +
+                         ") would remove them: move them out, or shard elsewhere (--out; "
+                         "needle run: --shards-dir)");
   }
   const std::optional<FileLock> replacing = LockSetForReplacing(dir);
   if (!replacing) {

@@ -57,16 +57,19 @@ ShardSet OpenOrShard(const RunConfig& c, uint64_t memory, bool symmetrize,
                    "note: --room-for-dynamic has no effect on a shard set: it plans the "
                    "intervals when needle run shards a graph file\n");
     }
-    ShardSet set = ShardSet::Open(c.input, !c.skip_verify);
-    // --weights chooses what is sharded from a graph file; a set holds what it was given.
+    // --weights chooses what is sharded from a graph file; a set holds what it was given
+    // (told from its manifest, before its files are checksummed).
     const WeightMode weights = ToReadOptions(c.input_options).weights;
-    if ((weights == WeightMode::kUnweighted && set.weighted()) ||
-        (weights == WeightMode::kWeighted && !set.weighted())) {
-      throw UsageError("--weights " + c.input_options.weights + ": " + c.input + " is " +
-                       (set.weighted() ? "weighted" : "unweighted") +
-                       " (shard anew with 'needle shard GRAPH --weights " +
-                       c.input_options.weights + "', or give the graph file)");
+    if (weights != WeightMode::kAuto) {
+      const bool weighted = ReadManifest(c.input).weighted;
+      if (weighted != (weights == WeightMode::kWeighted)) {
+        throw UsageError("--weights " + c.input_options.weights + ": " + c.input + " is " +
+                         (weighted ? "weighted" : "unweighted") +
+                         " (shard anew with 'needle shard GRAPH --weights " +
+                         c.input_options.weights + "', or give the graph file)");
+      }
     }
+    ShardSet set = ShardSet::Open(c.input, !c.skip_verify);
     if (symmetrize && !set.manifest().choices.symmetrize) {
       throw std::invalid_argument(c.input + " is not symmetrized; " + c.app +
                                   (c.symmetrize ? " --symmetrize" : "") +

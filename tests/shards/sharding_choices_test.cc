@@ -322,6 +322,35 @@ TEST(IntervalCostsTest, VertexOverTheBudgetIsStreamedInAnIntervalOfItsOwn) {
   EXPECT_LT(plan.max_cost, alone);
 }
 
+// The bound of a cut (what needle run's reuse asks) streams one-vertex intervals as the
+// engine does, costliest first, until it fits: a plan with streamed hubs fits its own engine
+// bound and every budget above it, and without the hubs streamed it would not.
+TEST(IntervalCostsTest, TheBoundOfACutStreamsItsHubsAsTheEngineDoes) {
+  std::vector<uint32_t> out(20000, 8), in(20000, 8);
+  for (const uint32_t hub : {5000u, 15000u}) out[hub] = in[hub] = 300000;
+  for (const uint64_t extra : {uint64_t{6} << 20, uint64_t{7} << 20, uint64_t{8} << 20}) {
+    const uint64_t memory = testing::FixedFor(1) + extra;
+    const IntervalPlan plan = PlanIntervals(out, in, memory);
+    SCOPED_TRACE(plan.rule);
+    const uint32_t p = plan.num_intervals();
+    std::vector<uint64_t> interval_out(p, 0), interval_in(p, 0);
+    uint32_t alone = 0;
+    for (uint32_t k = 0; k < p; ++k) {
+      for (uint32_t v = plan.bounds[k]; v < plan.bounds[k + 1]; ++v) {
+        interval_out[k] += out[v];
+        interval_in[k] += in[v];
+      }
+      alone += plan.bounds[k + 1] - plan.bounds[k] == 1;
+    }
+    ASSERT_GT(alone, 0u) << "no hub in an interval of its own";
+    const uint64_t least = EngineBytesOfCut(plan.bounds, interval_out, interval_in, memory);
+    EXPECT_LE(least, plan.engine_bytes);
+    for (const uint64_t budget : {plan.engine_bytes, (plan.engine_bytes + memory) / 2, memory}) {
+      EXPECT_LE(EngineBytesOfCut(plan.bounds, interval_out, interval_in, budget), budget);
+    }
+  }
+}
+
 // A vertex whose in-edges sharding cannot sort within the budget is refused with the smallest
 // --memory that holds it, and that figure works.
 TEST(IntervalCostsTest, VertexThatDoesNotFitNamesTheSmallestMemory) {
@@ -608,6 +637,28 @@ TEST(ShardingChoicesTest, BudgetsThatLookAlikeAreNamedInBytes) {
   EXPECT_EQ(wanted.DifferenceFrom(built), "it was planned for --memory 120 MiB, not 100 MiB");
 }
 
+// A set whose manifest says --weights no but that holds weights (sharded from a .csr before
+// the reader honoured --weights there) is rebuilt, whatever budget would let it be reused.
+TEST_F(ChoicesReuseTest, ASetHoldingWeightsThatWeightsNoDropsIsRebuilt) {
+  const std::string path = File("set") + "/manifest";
+  std::string body = testing::ManifestBody(ReadFile(path));
+  const size_t at = body.find("\nweights auto\n");
+  ASSERT_NE(at, std::string::npos) << body;
+  body.replace(at, 14, "\nweights no\n");
+  WriteFile(path, testing::WithManifestHash(body));
+  ShardOptions o = options_;
+  o.read.weights = WeightMode::kUnweighted;
+  o.weights_name = "no";
+  o.reuse_other_budget = true;
+  for (const uint64_t memory : {options_.memory_bytes, options_.memory_bytes * 2}) {
+    o.memory_bytes = memory;
+    WriteFile(path, testing::WithManifestHash(body));
+    EXPECT_NE(Rebuilt(o).find("it holds weights"), std::string::npos);
+    EXPECT_FALSE(ShardSet::Open(File("set")).weighted());
+    ASSERT_NO_FATAL_FAILURE(ShardGraph(input_.path, options_));  // the weighted set again
+  }
+}
+
 // A set planned for a larger budget is reused for a smaller one where the engine's bound for
 // its intervals fits (a default --memory moves between runs), and rebuilt where it does not.
 TEST_F(ChoicesReuseTest, LargerBudgetSetIsReusedWhereItsIntervalsFit) {
@@ -628,7 +679,7 @@ TEST_F(ChoicesReuseTest, LargerBudgetSetIsReusedWhereItsIntervalsFit) {
   EXPECT_EQ(reused.manifest.choices.memory_bytes, planned);
   EXPECT_EQ(testing::StampsOf(File("set")), before);
   ASSERT_FALSE(log.empty());
-  EXPECT_NE(log.back().find("would make more, smaller ones"), std::string::npos) << log.back();
+  EXPECT_NE(log.back().find("could make more, smaller ones"), std::string::npos) << log.back();
 
   tighter.memory_bytes = bound - 1;  // the largest interval no longer fits beside the rest
   EXPECT_NE(Rebuilt(tighter).find("planned for --memory"), std::string::npos);
