@@ -104,16 +104,19 @@ TextLayout MatrixMarketLayout(const std::string& path, std::string_view head, bo
   std::string field = Lower(banner[3]);
   std::string symmetry = Lower(banner[4]);
   if (layout_kind != "coordinate") {
-    throw Error::AtLine(
-        path, 1, "only 'coordinate' Matrix Market files hold graphs, found '" + banner[2] + "'");
+    throw Error::AtLine(path, 1,
+                        "only 'coordinate' Matrix Market files hold graphs, found '" +
+                            QuoteToken(banner[2]) + "'");
   }
   if (field != "pattern" && field != "integer" && field != "real") {
     throw Error::AtLine(path, 1,
-                        "expected field pattern, integer or real, found '" + banner[3] + "'");
+                        "expected field pattern, integer or real, found '" +
+                            QuoteToken(banner[3]) + "'");
   }
   if (symmetry != "general" && symmetry != "symmetric") {
     throw Error::AtLine(path, 1,
-                        "expected symmetry general or symmetric, found '" + banner[4] + "'");
+                        "expected symmetry general or symmetric, found '" +
+                            QuoteToken(banner[4]) + "'");
   }
   layout.weighted = field != "pattern";
   layout.symmetric = symmetry == "symmetric";
@@ -163,7 +166,7 @@ TextLayout DimacsLayout(const std::string& path, std::string_view head, bool who
     if (tokens[0] != "p") {
       throw Error::AtLine(path, at,
                           "expected a 'p sp N M' problem line before the data, found '" +
-                              std::string(line.substr(0, 40)) + "'");
+                              QuoteToken(line) + "'");
     }
     if (tokens.size() != 4 || (tokens[1] != "sp" && tokens[1] != "tw")) {
       throw Error::AtLine(path, at, "expected 'p sp N M' or 'p tw N M'");

@@ -15,8 +15,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// An output OutputFile writes where it stands, replacing nothing: a descriptor's name ("-",
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) or an existing file that is not a
+// regular one (a device, a FIFO). Anything else (/dev/shm/x included) is written through a
+// temporary renamed over its name, and checked.
 bool IsDescriptor(const std::string& p) {
-  return p == "-" || p.rfind("/dev/", 0) == 0 || p.rfind("/proc/", 0) == 0;
+  if (p == "-" || p == "/dev/stdout" || p == "/dev/stderr" || p.starts_with("/dev/fd/") ||
+      p.starts_with("/proc/self/fd/")) {
+    return true;
+  }
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 // `path` after symlinks, absolute and without . or .. (its missing tail kept as written).

@@ -13,9 +13,11 @@ namespace needle::cli {
 bool SameFile(const std::string& a, const std::string& b);
 
 // Refuses (UsageError) an output that is one of `inputs` (files or directories; a WebGraph
-// basename's .graph, .properties and .offsets files) or lies in one of them, that lies in a shard set's directory (one with a needle manifest, at any depth), or
-// that names the same file as another output. `outputs` are (option, path) pairs; empty paths
-// and descriptors ("-", /dev/..., /proc/...: written where they stand) are passed over.
+// basename's .graph, .properties and .offsets files) or lies in one of them, that lies in a
+// shard set's directory (one with a needle manifest, at any depth), or that names the same
+// file as another output. `outputs` are (option, path) pairs; empty paths
+// and what is written where it stands (descriptors: "-", /dev/stdout, /dev/fd/N; devices and
+// FIFOs) are passed over.
 void CheckOutputs(const std::vector<std::pair<std::string, std::string>>& outputs,
                   const std::vector<std::string>& inputs);
 
