@@ -4,6 +4,7 @@
 // --sources), and numbers that are not what an option takes are refused naming the value.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -236,6 +237,17 @@ TEST_F(RunTrustTest, OutputsNeverReplaceAnInputASetsFileOrEachOther) {
   EXPECT_FALSE(std::filesystem::exists(Path("same.out")));
   EXPECT_FALSE(std::filesystem::exists(Path("-")));
   EXPECT_EQ(in_dir("run cc g.el --memory 80M -q -o o.tsv").status, 0);  // the set still serves
+  // A file under /dev is a file all the same (/dev/shm is a tmpfs).
+  const std::string shm = "/dev/shm/needle-trust-" + std::to_string(::getpid()) + ".el";
+  std::error_code ec;
+  if (std::filesystem::is_directory("/dev/shm", ec)) {
+    WriteFile(shm, text);
+    const Result r = in_dir("convert " + shm + " -o " + shm);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("is the input"), std::string::npos) << r.err;
+    EXPECT_EQ(testing::ReadFile(shm), text);
+    std::filesystem::remove(shm, ec);
+  }
 }
 
 // --weights no drops a .csr's weights as it does a text file's (mssp then counts hops), and a
