@@ -36,7 +36,9 @@ std::optional<std::set<int>>& Inherited() {
   return inherited;
 }
 
-int DescriptorNamed(const std::string& path) {
+// The descriptor `path` names ("-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N),
+// or -1.
+int DescriptorNumber(const std::string& path) {
   if (path == "-" || path == "/dev/stdout") return STDOUT_FILENO;
   if (path == "/dev/stderr") return STDERR_FILENO;
   for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
@@ -44,16 +46,22 @@ int DescriptorNamed(const std::string& path) {
     if (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
         path.find_first_not_of("0123456789", p.size()) == std::string::npos &&
         path.size() - p.size() <= 9) {
-      const int fd = std::stoi(path.substr(p.size()));
-      const bool inherited = Inherited() ? Inherited()->count(fd) > 0 : fd <= 2;
-      if (!inherited) {
-        throw Error(
-            path, "names descriptor " + std::to_string(fd) + ", which needle was not started with");
-      }
-      return fd;
+      return std::stoi(path.substr(p.size()));
     }
   }
   return -1;
+}
+
+// DescriptorNumber, refused (Error) for a descriptor needle was not started with.
+int DescriptorNamed(const std::string& path) {
+  const int fd = DescriptorNumber(path);
+  if (fd < 0) return -1;
+  const bool inherited = Inherited() ? Inherited()->count(fd) > 0 : fd <= 2;
+  if (!inherited) {
+    throw Error(path,
+                "names descriptor " + std::to_string(fd) + ", which needle was not started with");
+  }
+  return fd;
 }
 
 // The process's umask, read without changing it (umask(2) would, for every thread at once).
@@ -74,6 +82,12 @@ void RecordInheritedDescriptors() {
     if (fcntl(fd, F_GETFD) >= 0) fds.insert(fd);
   }
   Inherited() = std::move(fds);
+}
+
+bool WrittenInPlace(const std::string& path) {
+  if (DescriptorNumber(path) >= 0) return true;
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 std::string FollowSymlinks(const std::string& path) {

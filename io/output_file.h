@@ -79,6 +79,11 @@ class OutputFile {
 // only 0, 1 and 2 are taken.
 void RecordInheritedDescriptors();
 
+// Whether an OutputFile of `path` writes it where it stands, replacing nothing: a descriptor's
+// name ("-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) or an existing device, FIFO
+// or socket (after symlinks). Any other path is written through a temporary renamed over it.
+bool WrittenInPlace(const std::string& path);
+
 // Where `path` leads after following symbolic links (up to 40), whether or not the last one
 // exists; relative link targets are taken from the link's directory.
 std::string FollowSymlinks(const std::string& path);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "base/error.h"
@@ -422,6 +424,14 @@ Manifest ReadManifest(const std::string& dir) {
     throw ShardFormatError(Error::AtLine(path, 1, e.message() + ": " + RebuildAdvice(dir, text)),
                            e.version());
   }
+}
+
+bool HoldsNeedleManifest(const std::string& dir) {
+  constexpr std::string_view kHead = "needle-shards ";
+  char head[kHead.size()] = {};
+  const UniqueFd fd(::open((dir + "/" + kManifestName).c_str(), O_RDONLY | O_CLOEXEC));
+  return fd.valid() && ::pread(fd.get(), head, sizeof(head), 0) == sizeof(head) &&
+         std::string_view(head, sizeof(head)) == kHead;
 }
 
 }  // namespace needle

@@ -113,6 +113,10 @@ struct Manifest {
 
 // Writes dir/manifest atomically (temporary name, fsync, rename, fsync of dir).
 void WriteManifest(const Manifest& manifest, const std::string& dir);
+// Whether dir/manifest exists and opens as a needle shard set's ("needle-shards ..."), without
+// parsing the rest: a directory of needle's.
+bool HoldsNeedleManifest(const std::string& dir);
+
 // Reads and parses dir/manifest. Throws Error (missing: "not a shard set: no manifest"), and
 // ShardFormatError for a set of another format version, saying how to rebuild it.
 Manifest ReadManifest(const std::string& dir);

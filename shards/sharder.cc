@@ -724,12 +724,7 @@ std::string DefaultShardDir(const std::string& input, bool symmetrize, const std
 // needle shard set, or (without one) holding at least one file that only a shard set has. A
 // directory of other files is someone else's and is never replaced.
 bool LooksLikeShardSet(const std::string& dir) {
-  if (fs::exists(dir + "/" + kManifestName)) {
-    char head[14] = {};
-    UniqueFd fd(::open((dir + "/" + kManifestName).c_str(), O_RDONLY | O_CLOEXEC));
-    return fd.valid() && ::pread(fd.get(), head, sizeof(head), 0) == sizeof(head) &&
-           std::memcmp(head, "needle-shards ", sizeof(head)) == 0;
-  }
+  if (fs::exists(dir + "/" + kManifestName)) return HoldsNeedleManifest(dir);
   std::error_code ec;
   bool empty = true;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {

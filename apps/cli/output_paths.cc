@@ -3,31 +3,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "apps/cli/cli_common.h"
 #include "io/output_file.h"
-#include "shards/shard_layout.h"
+#include "shards/manifest.h"
 
 namespace needle::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// An output OutputFile writes where it stands, replacing nothing: a descriptor's name ("-",
-// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) or an existing file that is not a
-// regular one (a device, a FIFO). Anything else (/dev/shm/x included) is written through a
-// temporary renamed over its name, and checked.
-bool IsDescriptor(const std::string& p) {
-  if (p == "-" || p == "/dev/stdout" || p == "/dev/stderr" || p.starts_with("/dev/fd/") ||
-      p.starts_with("/proc/self/fd/")) {
-    return true;
-  }
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
 
 // `path` after symlinks, absolute and without . or .. (its missing tail kept as written).
 fs::path Resolved(const std::string& path) {
@@ -45,11 +30,7 @@ bool Within(const fs::path& path, const fs::path& dir) {
 // The shard set directory `path` lies in (at any depth), or empty.
 fs::path ShardSetAbove(const fs::path& path) {
   for (fs::path dir = path.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    char head[14] = {};
-    std::ifstream manifest(dir / kManifestName, std::ios::binary);
-    if (manifest.read(head, sizeof(head)) && std::memcmp(head, "needle-shards ", 14) == 0) {
-      return dir;
-    }
+    if (HoldsNeedleManifest(dir.string())) return dir;
     if (dir == dir.root_path()) break;
   }
   return {};
@@ -70,7 +51,7 @@ void CheckOutputs(const std::vector<std::pair<std::string, std::string>>& output
                   const std::vector<std::string>& inputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const auto& [option, path] = outputs[i];
-    if (path.empty() || IsDescriptor(path)) continue;
+    if (path.empty() || WrittenInPlace(path)) continue;
     const fs::path out = Resolved(path);
     for (const std::string& input : inputs) {
       if (input.empty()) continue;
@@ -95,7 +76,7 @@ void CheckOutputs(const std::vector<std::pair<std::string, std::string>>& output
     }
     for (size_t j = 0; j < i; ++j) {
       const auto& [other, other_path] = outputs[j];
-      if (!other_path.empty() && !IsDescriptor(other_path) && SameFile(path, other_path)) {
+      if (!other_path.empty() && !WrittenInPlace(other_path) && SameFile(path, other_path)) {
         throw UsageError(other + " and " + option + " name the same file (" + path + ")");
       }
     }
