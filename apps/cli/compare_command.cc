@@ -29,11 +29,11 @@
 #include "apps/cli/answer_difference.h"
 #include "apps/cli/app_table.h"
 #include "apps/cli/cli_common.h"
-#include "apps/cli/output_paths.h"
 #include "apps/cli/commands.h"
 #include "apps/cli/compare_plot.h"
 #include "apps/cli/memory_option.h"
 #include "apps/cli/option_effects.h"
+#include "apps/cli/output_paths.h"
 #include "base/error.h"
 #include "engine/engine_options.h"
 #include "io/output_file.h"
@@ -174,23 +174,11 @@ int RunCompare(const std::vector<std::string>& args) {
     }
   }
   // An option that none of the runs uses is said once here (each run's log says it too).
-  const App& app = *FindApp(c.app);
   for (const std::string_view option : kModalOptions) {
     if (c.pass.count(std::string(option)) == 0) continue;
-    std::string why = AppIgnores(app, option);
-    if (!why.empty()) {
-      std::fprintf(stderr, "note: --%s has no effect on %s: %s\n", std::string(option).c_str(),
-                   app.name, why.c_str());
-      continue;
-    }
-    for (const ShardMode mode : shard_modes) {
-      why = ModeIgnores(mode, option);
-      if (why.empty()) break;
-    }
-    if (!why.empty()) {
-      std::fprintf(stderr, "note: --%s has no effect in any of --modes %s: %s\n",
-                   std::string(option).c_str(), c.modes.c_str(), why.c_str());
-    }
+    const std::string note =
+        UnusedOptionNote(*FindApp(c.app), shard_modes, "in any of --modes " + c.modes, option);
+    if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
   }
   CheckOutputs({{"--json", c.json}, {"--csv", c.csv}, {"--plot", c.plot}}, {c.input});
   std::optional<OutputFile> json, csv, plot;

@@ -1,12 +1,15 @@
 #include "apps/cli/option_effects.h"
 
 namespace needle::cli {
+namespace {
 
+// Why `app` ignores `option`, or empty where it does not.
 std::string AppIgnores(const App& app, std::string_view option) {
   if (option == "tolerance" && !app.takes_tolerance) return "it runs until no value changes";
   return "";
 }
 
+// Why a run in `mode` ignores `option`, or empty where it does not.
 std::string ModeIgnores(ShardMode mode, std::string_view option) {
   const bool dynamic = mode == ShardMode::kAds || mode == ShardMode::kOds;
   if (option == "shadow-below" && !dynamic) {
@@ -19,15 +22,20 @@ std::string ModeIgnores(ShardMode mode, std::string_view option) {
   return "";
 }
 
-std::string UnusedOptionNote(const App& app, ShardMode mode, std::string_view option) {
+}  // namespace
+
+std::string UnusedOptionNote(const App& app, std::span<const ShardMode> modes,
+                             const std::string& where, std::string_view option) {
   const std::string head = "note: --" + std::string(option) + " has no effect ";
   if (const std::string why = AppIgnores(app, option); !why.empty()) {
     return head + "on " + app.name + ": " + why;
   }
-  if (const std::string why = ModeIgnores(mode, option); !why.empty()) {
-    return head + "with --mode " + std::string(ShardModeName(mode)) + ": " + why;
+  std::string why;
+  for (const ShardMode mode : modes) {
+    why = ModeIgnores(mode, option);
+    if (why.empty()) return "";
   }
-  return "";
+  return why.empty() ? "" : head + where + ": " + why;
 }
 
 }  // namespace needle::cli

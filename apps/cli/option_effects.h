@@ -3,6 +3,7 @@
 // mode, and a script may sweep the modes with one command line.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -11,17 +12,14 @@
 
 namespace needle::cli {
 
-// The options these know (by their long names, without the dashes).
+// The options UnusedOptionNote knows (by their long names, without the dashes).
 inline constexpr std::string_view kModalOptions[] = {"tolerance", "shadow-below", "delay-buffer",
                                                      "whole-shards", "push-below"};
 
-// Why `app` ignores `option`, or empty where it does not.
-std::string AppIgnores(const App& app, std::string_view option);
-// Why a run in `mode` ignores `option`, or empty where it does not.
-std::string ModeIgnores(ShardMode mode, std::string_view option);
-
-// "note: --OPTION has no effect on APP: why" or "... with --mode MODE: why" for a run of `app`
-// in `mode`, or empty where the option has an effect there.
-std::string UnusedOptionNote(const App& app, ShardMode mode, std::string_view option);
+// "note: --OPTION has no effect on APP: why" where `app` ignores `option`, else "note: --OPTION
+// has no effect WHERE: why" where every one of `modes` does (`where` says how the modes were
+// given: "with --mode static", "in any of --modes static,auto"); empty where it has an effect.
+std::string UnusedOptionNote(const App& app, std::span<const ShardMode> modes,
+                             const std::string& where, std::string_view option);
 
 }  // namespace needle::cli

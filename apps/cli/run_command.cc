@@ -373,7 +373,8 @@ int RunRun(const std::vector<std::string>& args) {
   for (const std::string_view option : kModalOptions) {
     const auto it = given->find(std::string(option));
     if (it == given->end() || it->second.defaulted()) continue;
-    const std::string note = UnusedOptionNote(*app, engine.mode, option);
+    const std::string note =
+        UnusedOptionNote(*app, {&engine.mode, 1}, "with --mode " + c.mode, option);
     if (!note.empty()) std::fprintf(c.say, "%s\n", note.c_str());
   }
   std::FILE* say = c.say;
