@@ -60,11 +60,16 @@ std::string EscapeBytes(std::string_view bytes) {
   return out;
 }
 
+std::string Excerpt(std::string_view bytes, size_t limit) {
+  if (bytes.size() <= limit) return EscapeBytes(bytes);
+  return EscapeBytes(bytes.substr(0, limit)) + "...";
+}
+
 std::string QuoteToken(std::string_view token) {
   constexpr size_t kShown = 40;
-  if (token.size() <= kShown) return EscapeBytes(token);
-  return EscapeBytes(token.substr(0, kShown)) + "... (" + std::to_string(token.size()) +
-         " bytes)";
+  const std::string shown = Excerpt(token, kShown);
+  return token.size() <= kShown ? shown
+                                : shown + " (" + std::to_string(token.size()) + " bytes)";
 }
 
 Error::Error(std::string path, const std::string& message, int sys_errno)

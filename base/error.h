@@ -48,8 +48,11 @@ class Error : public std::runtime_error {
 // (control bytes, and bytes >= 0x80, which need not be valid UTF-8) becomes \xNN (\t, \n
 // and \r become those).
 std::string EscapeBytes(std::string_view bytes);
-// A token of input for quoting in a message: EscapeBytes of at most its first 40 bytes, and
-// "... (N bytes)" after them when it is longer (a line of binary bytes stays one short line).
+// Input for a message: EscapeBytes of at most its first `limit` bytes, then "..." when it is
+// longer.
+std::string Excerpt(std::string_view bytes, size_t limit);
+// A token of input for quoting in a message: Excerpt of 40 bytes, with " (N bytes)" after a
+// longer one's "..." (a line of binary bytes stays one short line).
 std::string QuoteToken(std::string_view token);
 
 // Throws Error(path, what, errno) with the current errno.

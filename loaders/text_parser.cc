@@ -42,12 +42,9 @@ struct BlockResult {
   std::string error;  // only set when failed; lines then counts the lines before the bad one
 };
 
-// Input for a message: at most 24 bytes (then "..."), non-printable bytes as \xNN.
+// Input for a message: at most 24 bytes (base/error.h's Excerpt).
 std::string Excerpt(const char* p, const char* stop) {
-  constexpr ptrdiff_t kLimit = 24;
-  const bool cut = stop - p > kLimit;
-  return EscapeBytes(std::string_view(p, static_cast<size_t>(cut ? kLimit : stop - p))) +
-         (cut ? "..." : "");
+  return needle::Excerpt(std::string_view(p, static_cast<size_t>(stop - p)), 24);
 }
 
 // Quoted input for "found ..." messages.
